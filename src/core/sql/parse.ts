@@ -1,0 +1,119 @@
+import { parse, tokenize, validate } from '@polyglot-sql/sdk';
+import type { SqlDialect } from './dialect.ts';
+import { toLibraryDialect } from './polyglot.ts';
+import { isRecord, visitObjects } from './tree.ts';
+import type { Statement } from './tree.ts';
+
+/** Why a text did not become a tree. `too-deep` is the library's nesting guard, not a syntax error. */
+export type ParseFailure =
+  { kind: 'syntax'; message: string; line?: number; column?: number } | { kind: 'too-deep'; message: string };
+
+export type ParseOutcome = { ok: true; statements: Statement[] } | { ok: false; failure: ParseFailure };
+
+const VALIDATE_DIALECT: Record<SqlDialect, string> = {
+  bigquery: 'bigquery',
+  snowflake: 'snowflake',
+  postgres: 'postgresql',
+  mysql: 'mysql',
+  duckdb: 'duckdb',
+};
+
+const DEPTH_CODES = ['E_GUARD_PARSER_DEPTH_EXCEEDED', 'E_GUARD_NESTING_DEPTH_EXCEEDED'];
+
+/**
+ * Parses SQL text in a dialect into statements.
+ *
+ * Guards the library's traps: it accepts `SELECT a, FROM t` (we run its strict syntax check too), it refuses
+ * nesting deeper than 32 levels (reported as `too-deep` so callers can fall back to the original text), and it
+ * reads BigQuery's `` `proj.ds.tbl` `` as one name (split here into catalog, schema and table).
+ *
+ * @example parseSql('SELECT a FROM t', 'postgres') // { ok: true, statements: [{ select: {...} }] }
+ */
+export const parseSql = (sql: string, dialect: SqlDialect): ParseOutcome => {
+  const result = parse(sql, toLibraryDialect(dialect));
+  if (!result.success) {
+    const message = result.error ?? 'syntax error';
+    // The library reports its guard only through the message; this is the one place that reads it.
+    if (DEPTH_CODES.some((c) => message.includes(c)))
+      return { ok: false, failure: { kind: 'too-deep', message } };
+    return {
+      ok: false,
+      failure: {
+        kind: 'syntax',
+        message: cleanMessage(message),
+        line: result.errorLine,
+        column: result.errorColumn,
+      },
+    };
+  }
+  const strict = validate(sql, VALIDATE_DIALECT[dialect], { strictSyntax: true });
+  const firstError = strict.errors.find((e) => e.severity === 'error');
+  if (!strict.valid && firstError) {
+    return {
+      ok: false,
+      failure: {
+        kind: 'syntax',
+        message: firstError.message,
+        line: firstError.line,
+        column: firstError.column,
+      },
+    };
+  }
+  const statements = (result.ast ?? []) as Statement[];
+  if (dialect === 'bigquery') statements.forEach(splitBigQueryPaths);
+  return { ok: true, statements };
+};
+
+const cleanMessage = (m: string): string => m.replace(/^Parse error at line \d+, column \d+: /, '');
+
+const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+type Ident = { name: string; quoted: boolean } & Record<string, unknown>;
+const isIdent = (v: unknown): v is Ident =>
+  isRecord(v) && typeof v.name === 'string' && typeof v.quoted === 'boolean';
+
+/** `` `proj.ds.tbl` `` → catalog proj, schema ds, table tbl; a column qualified by it keeps only the table. */
+const splitBigQueryPaths = (stmt: Statement): void => {
+  visitObjects(stmt, (o) => {
+    const table = o.table;
+    if (!isRecord(table)) return;
+    const name = table.name;
+    if (!isIdent(name) || !name.quoted || !name.name.includes('.')) return;
+    const parts = name.name.split('.');
+    if ('schema' in table && 'catalog' in table) {
+      const last = parts.pop() ?? name.name;
+      const schema = parts.pop();
+      const catalog = parts.length > 0 ? parts.join('.') : undefined;
+      const part = (n: string): Ident => ({ ...name, name: n, quoted: !PLAIN.test(n) });
+      table.name = part(last);
+      if (schema !== undefined) table.schema = part(schema);
+      if (catalog !== undefined) table.catalog = part(catalog);
+    }
+  });
+  visitObjects(stmt, (o) => {
+    const col = o.column;
+    if (!isRecord(col) || !isIdent(col.table) || !col.table.quoted || !col.table.name.includes('.')) return;
+    const last = col.table.name.split('.').pop() ?? col.table.name;
+    col.table = { ...col.table, name: last, quoted: !PLAIN.test(last) };
+  });
+};
+
+export type SqlToken = { type: string; text: string; line: number; column: number };
+
+/** The token stream, for checks that must work even when the parser refuses the text. */
+export const tokenizeSql = (sql: string, dialect: SqlDialect): SqlToken[] | undefined => {
+  const result = tokenize(sql, toLibraryDialect(dialect));
+  if (!result.success) return undefined;
+  // The runtime names the field token_type although the typings say tokenType; accept either.
+  return (result.tokens ?? []).map((t) => ({
+    type: tokenTypeOf(t),
+    text: t.text,
+    line: t.span.line,
+    column: t.span.column,
+  }));
+};
+
+const tokenTypeOf = (t: object): string => {
+  const raw = t as Record<string, unknown>;
+  const v = raw.token_type ?? raw.tokenType;
+  return typeof v === 'string' ? v : '';
+};

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { parseSql, tokenizeSql } from './parse.ts';
+import { printSql, toDuckDb } from './print.ts';
+import { checkReadOnly, checkReadOnlyTokens } from './read-only.ts';
+import { translateToCharFormat } from './to-char.ts';
+
+const parsed = (sql: string, d: Parameters<typeof parseSql>[1] = 'postgres') => {
+  const r = parseSql(sql, d);
+  if (!r.ok) throw new Error(`parse failed: ${r.failure.message}`);
+  return r.statements;
+};
+
+describe('parseSql', () => {
+  it('reports syntax errors with line and column', () => {
+    const r = parseSql('SELECT a\nFROM t WHERE', 'postgres');
+    expect(r.ok).toBe(false);
+    if (!r.ok && r.failure.kind === 'syntax') expect(r.failure.line).toBe(2);
+  });
+  it('refuses the trailing comma the library accepts', () => {
+    expect(parseSql('SELECT a, FROM t', 'postgres').ok).toBe(false);
+  });
+  it('reports nesting deeper than the guard as too-deep, not as a syntax error', () => {
+    const r = parseSql(`SELECT ${'('.repeat(40)}1${')'.repeat(40)}`, 'postgres');
+    expect(r.ok ? 'ok' : r.failure.kind).toBe('too-deep');
+  });
+  it('splits BigQuery backtick paths into catalog, schema and table', () => {
+    const [stmt] = parsed('SELECT `p.d.t`.x FROM `p.d.t`', 'bigquery');
+    const out = printSql(stmt!, 'bigquery');
+    expect(out.ok && out.sql).toBe('SELECT t.x FROM p.d.t');
+  });
+});
+
+describe('checkReadOnly', () => {
+  const refused = [
+    'DELETE FROM t',
+    'SELECT 1; SELECT 2',
+    'SELECT 1; DELETE FROM t',
+    'WITH x AS (DELETE FROM t RETURNING *) SELECT * FROM x',
+    'WITH x AS (INSERT INTO t VALUES (1) RETURNING a) SELECT * FROM x',
+    'SELECT * INTO t2 FROM t',
+    'SELECT * FROM t FOR UPDATE',
+    'SET search_path = x',
+    'BEGIN',
+    'CREATE TABLE x AS SELECT 1',
+    'DROP TABLE t',
+    'TRUNCATE t',
+    'SELECT set_config($$a$$, $$b$$, false)',
+    "SELECT * FROM read_csv('/etc/passwd')",
+    'COPY t TO STDOUT',
+    'SHOW tables',
+  ];
+  it.each(refused)('refuses %s', (sql) => {
+    const r = parseSql(sql, 'postgres');
+    if (r.ok) expect(checkReadOnly(r.statements).ok).toBe(false);
+    else expect(r.failure.kind).toBe('syntax');
+  });
+  const allowed = [
+    'SELECT 1',
+    'WITH x AS (SELECT 1 AS a) SELECT a FROM x',
+    'SELECT 1 UNION ALL SELECT 2',
+    'VALUES (1), (2)',
+    'SELECT "update" FROM t',
+    "SELECT ';' AS semi",
+    'SELECT 1 /* ; DROP TABLE t */',
+  ];
+  it.each(allowed)('allows %s', (sql) => {
+    expect(checkReadOnly(parsed(sql))).toEqual({ ok: true });
+  });
+});
+
+describe('checkReadOnlyTokens (deep texts)', () => {
+  const tok = (sql: string) => tokenizeSql(sql, 'postgres') ?? [];
+  it('allows a deep select', () => {
+    expect(checkReadOnlyTokens(tok(`SELECT ${'('.repeat(50)}1${')'.repeat(50)} AS "update"`)).ok).toBe(true);
+  });
+  it.each([
+    'DELETE FROM t',
+    'SELECT 1; DELETE FROM t',
+    'WITH x AS (DELETE FROM t RETURNING *) SELECT 1',
+    'SELECT * INTO x FROM t',
+  ])('refuses %s', (sql) => expect(checkReadOnlyTokens(tok(sql)).ok).toBe(false));
+});
+
+describe('toDuckDb', () => {
+  const duck = (sql: string, d: Parameters<typeof parseSql>[1]) => {
+    const r = toDuckDb(parsed(sql, d)[0]!, d, { dropQualifiers: true });
+    if (!r.ok) throw new Error(r.message);
+    return r.sql;
+  };
+  it('translates to_char formats', () => {
+    expect(duck("SELECT to_char(d, 'YYYY-MM-DD HH24:MI') FROM t", 'postgres')).toBe(
+      "SELECT STRFTIME(d, '%Y-%m-%d %H:%M') FROM t",
+    );
+  });
+  it('refuses to_char formats it cannot translate', () => {
+    expect(toDuckDb(parsed("SELECT to_char(d, 'Q') FROM t")[0]!, 'postgres').ok).toBe(false);
+  });
+  it('turns MySQL WITH ROLLUP into ROLLUP()', () => {
+    expect(duck('SELECT a, COUNT(*) FROM t GROUP BY a, b WITH ROLLUP', 'mysql')).toMatch(
+      /GROUP BY ROLLUP ?\(a, b\)/,
+    );
+  });
+  it('reads split BigQuery paths', () => {
+    expect(duck('SELECT x FROM `p.d.t`', 'bigquery')).toBe('SELECT x FROM t');
+  });
+  it('translates Snowflake functions', () => {
+    expect(duck('SELECT IFF(a > 1, 1, 2) FROM t', 'snowflake')).toMatch(/CASE WHEN|IF\(/);
+  });
+});
+
+describe('translateToCharFormat', () => {
+  it('keeps quoted text and escapes percent signs', () => {
+    expect(translateToCharFormat('YYYY"% of"MM')).toEqual({ ok: true, format: '%Y%% of%m' });
+  });
+  it('refuses blank-padded Month', () => {
+    expect(translateToCharFormat('Month').ok).toBe(false);
+  });
+});

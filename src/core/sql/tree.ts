@@ -1,0 +1,46 @@
+/**
+ * The SQL tree is the SQL library's JSON AST: plain data. Each node is an object with exactly one key, its
+ * kind (`{select: {...}}`, `{column: {...}}`); structural fields hold nodes, arrays of nodes, or scalars.
+ * These helpers walk it without knowing every kind.
+ */
+export type SqlNode = Record<string, unknown>;
+export type Statement = SqlNode;
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The kind of a node (its single key), or undefined when `v` is not a one-key node object. */
+export const kindOf = (v: unknown): string | undefined => {
+  if (!isRecord(v)) return undefined;
+  const keys = Object.keys(v);
+  return keys.length === 1 ? keys[0] : undefined;
+};
+
+/** Visits every object in the tree depth-first with an explicit stack (no recursion limit). */
+export const visitObjects = (
+  root: unknown,
+  visit: (o: Record<string, unknown>, key: string | undefined) => void,
+): void => {
+  const stack: Array<{ v: unknown; key: string | undefined }> = [{ v: root, key: undefined }];
+  while (stack.length > 0) {
+    const { v, key } = stack.pop() as { v: unknown; key: string | undefined };
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key });
+    } else if (isRecord(v)) {
+      visit(v, key);
+      for (const [k, child] of Object.entries(v)) {
+        if (typeof child === 'object' && child !== null) stack.push({ v: child, key: k });
+      }
+    }
+  }
+};
+
+/** All node kinds present anywhere in the tree (the keys of one-key objects, plus field names). */
+export const kindsIn = (root: unknown): Set<string> => {
+  const kinds = new Set<string>();
+  visitObjects(root, (o) => {
+    const k = kindOf(o);
+    if (k !== undefined) kinds.add(k);
+  });
+  return kinds;
+};
