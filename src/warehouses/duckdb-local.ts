@@ -1,0 +1,247 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { catalogOf, normaliseType } from '../core/catalog.ts';
+import type {
+  Catalog,
+  ColumnInfo,
+  ColumnType,
+  Partitioning,
+  TableInfo,
+  TableStats,
+} from '../core/catalog.ts';
+import { GatewayError } from '../core/errors.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, WarehouseAdapter } from './adapter.ts';
+import { generateDemoData } from './demo-data.ts';
+
+export type DuckDbLocalOptions = {
+  /** The user's own DuckDB file; when absent, the generated demo dataset under `dataDir`. */
+  readonly path?: string;
+  readonly dataDir: string;
+  readonly demoScale: number;
+  readonly connections: number;
+  readonly progress: (message: string) => void;
+};
+
+/** The demo dataset's declared partitioning (BigQuery-style, by month), for the byte model. */
+const DEMO_PARTITIONING: Readonly<Record<string, Partitioning>> = {
+  orders: { column: 'o_orderdate', granularity: 'month' },
+  lineitem: { column: 'l_shipdate', granularity: 'month' },
+};
+
+const CAPABILITIES: Capabilities = {
+  dryRun: false,
+  explain: false,
+  cancel: true,
+  readOnlyConnection: true,
+  streamingRowCount: true,
+};
+
+/** Creates the demo database file once (atomically: written aside, then renamed). */
+const ensureDemoFile = async (opts: DuckDbLocalOptions): Promise<string> => {
+  const file = join(opts.dataDir, 'demo.duckdb');
+  if (existsSync(file)) return file;
+  mkdirSync(opts.dataDir, { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  rmSync(tmp, { force: true });
+  const started = Date.now();
+  opts.progress(`First start: generating the TPC-H-shaped demo dataset in ${file} …`);
+  const instance = await DuckDBInstance.create(tmp);
+  const conn = await instance.connect();
+  await generateDemoData(conn, opts.demoScale, opts.progress);
+  await conn.run('CHECKPOINT');
+  conn.closeSync();
+  instance.closeSync();
+  renameSync(tmp, file);
+  rmSync(`${tmp}.wal`, { force: true });
+  opts.progress(`Demo dataset ready in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  return file;
+};
+
+/** BigQuery logical size of one value of a column type, as SQL over the column `c` (NULL → 0). */
+const logicalSizeSql = (type: ColumnType, c: string): string => {
+  switch (type) {
+    case 'string':
+      return `coalesce(2 + octet_length(${c}::VARCHAR), 0)`;
+    case 'bytes':
+      return `coalesce(2 + octet_length(${c}), 0)`;
+    case 'bool':
+      return `(${c} IS NOT NULL)::INTEGER`;
+    case 'numeric':
+      return `16 * (${c} IS NOT NULL)::INTEGER`;
+    case 'int64':
+    case 'float64':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+    case 'other':
+      return `8 * (${c} IS NOT NULL)::INTEGER`;
+  }
+};
+
+const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+
+/**
+ * Local mode: the embedded DuckDB engine. The database file is opened read-only with external access off,
+ * so the connection itself refuses writes and file reads whatever SQL reaches it.
+ */
+export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<WarehouseAdapter> => {
+  const demo = opts.path === undefined;
+  const file = opts.path ?? (await ensureDemoFile(opts));
+  if (!existsSync(file)) throw new Error(`SQLGATE_DUCKDB_PATH: no DuckDB file at ${file}`);
+  const instance = await DuckDBInstance.create(file, {
+    access_mode: 'READ_ONLY',
+    enable_external_access: 'false',
+    threads: '2',
+  });
+  const idle: DuckDBConnection[] = [];
+  for (let i = 0; i < opts.connections; i++) idle.push(await instance.connect());
+  const waiters: Array<(c: DuckDBConnection) => void> = [];
+  const acquire = (): Promise<DuckDBConnection> => {
+    const c = idle.pop();
+    return c ? Promise.resolve(c) : new Promise((resolve) => waiters.push(resolve));
+  };
+  const release = (c: DuckDBConnection): void => {
+    const next = waiters.shift();
+    if (next) next(c);
+    else idle.push(c);
+  };
+
+  const execute = async (sql: string, options: ExecuteOptions): Promise<ExecuteResult> => {
+    const conn = await acquire();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      conn.interrupt();
+    }, options.timeoutMs);
+    const onAbort = (): void => conn.interrupt();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await conn.run(`SET integer_division = ${options.integerDivision === true}`);
+      const result = await conn.stream(sql);
+      let rows = 0;
+      for (
+        let chunk = await result.fetchChunk();
+        chunk !== null && chunk.rowCount > 0;
+        chunk = await result.fetchChunk()
+      ) {
+        rows += chunk.rowCount;
+      }
+      return { rows, columns: result.columnNames() };
+    } catch (e) {
+      if (timedOut)
+        throw new GatewayError(
+          'query-timeout',
+          `The statement ran longer than ${options.timeoutMs} ms and was cancelled.`,
+        );
+      if (options.signal?.aborted === true)
+        throw new GatewayError('query-failed', 'The statement was cancelled.');
+      throw new GatewayError('query-failed', e instanceof Error ? e.message : String(e));
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      release(conn);
+    }
+  };
+
+  let cached: Catalog | undefined;
+  const introspect = async (): Promise<Catalog> => {
+    if (cached) return cached;
+    const conn = await acquire();
+    try {
+      cached = await readCatalog(conn, demo);
+      return cached;
+    } finally {
+      release(conn);
+    }
+  };
+
+  return {
+    id: 'duckdb-local',
+    dialect: 'duckdb',
+    capabilities: CAPABILITIES,
+    execute,
+    introspect,
+    ping: async () => {
+      const conn = await acquire();
+      try {
+        await conn.run('SELECT 1');
+        return true;
+      } finally {
+        release(conn);
+      }
+    },
+    close: () => {
+      for (const c of idle) c.closeSync();
+      instance.closeSync();
+      return Promise.resolve();
+    },
+  };
+};
+
+const readCatalog = async (conn: DuckDBConnection, demo: boolean): Promise<Catalog> => {
+  const cols = await conn.runAndReadAll(
+    `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+     WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`,
+  );
+  const byTable = new Map<string, ColumnInfo[]>();
+  for (const [table, column, type, nullable] of cols.getRowsJS() as Array<[string, string, string, string]>) {
+    const list = byTable.get(table) ?? [];
+    list.push({ name: column, type: normaliseType(type), rawType: type, nullable: nullable === 'YES' });
+    byTable.set(table, list);
+  }
+  const cons = await conn.runAndReadAll(
+    `SELECT table_name, constraint_type, constraint_column_names FROM duckdb_constraints()
+     WHERE schema_name = 'main' AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')`,
+  );
+  const keys = new Map<string, { pk?: string[]; unique: string[][] }>();
+  for (const [table, kind, columns] of cons.getRowsJS() as Array<[string, string, string[]]>) {
+    const entry = keys.get(table) ?? { unique: [] };
+    if (kind === 'PRIMARY KEY') entry.pk = [...columns];
+    else entry.unique.push([...columns]);
+    keys.set(table, entry);
+  }
+  const tables: TableInfo[] = [];
+  for (const [name, columns] of byTable) {
+    const partitioning = demo ? DEMO_PARTITIONING[name] : undefined;
+    const k = keys.get(name);
+    tables.push({
+      name,
+      columns,
+      ...(k?.pk ? { primaryKey: k.pk } : {}),
+      ...(k && k.unique.length > 0 ? { uniqueKeys: k.unique } : {}),
+      ...(partitioning ? { partitioning } : {}),
+      stats: await readStats(conn, name, columns, partitioning),
+    });
+  }
+  return catalogOf(tables);
+};
+
+/** Logical bytes per column (BigQuery sizes), in total and per partition; one scan per table, cached. */
+const readStats = async (
+  conn: DuckDBConnection,
+  table: string,
+  columns: readonly ColumnInfo[],
+  partitioning: Partitioning | undefined,
+): Promise<TableStats> => {
+  const sums = columns
+    .map((c, i) => `sum(${logicalSizeSql(c.type, quoteIdent(c.name))})::DOUBLE AS c${i}`)
+    .join(', ');
+  const toStats = (row: readonly unknown[]): { rows: number; columnBytes: Record<string, number> } => ({
+    rows: Number(row[0]),
+    columnBytes: Object.fromEntries(columns.map((c, i) => [c.name, Number(row[i + 1] ?? 0)])),
+  });
+  const total = await conn.runAndReadAll(`SELECT count(*)::DOUBLE, ${sums} FROM ${quoteIdent(table)}`);
+  const stats = toStats(total.getRowsJS()[0] ?? []);
+  if (!partitioning) return stats;
+  const fmt = { day: '%Y-%m-%d', month: '%Y-%m', year: '%Y' }[partitioning.granularity];
+  const parts = await conn.runAndReadAll(
+    `SELECT strftime(${quoteIdent(partitioning.column)}, '${fmt}') AS k, count(*)::DOUBLE, ${sums}
+     FROM ${quoteIdent(table)} GROUP BY 1 ORDER BY 1`,
+  );
+  return {
+    ...stats,
+    partitions: parts.getRowsJS().map((r) => ({ key: String(r[0]), ...toStats(r.slice(1)) })),
+  };
+};
