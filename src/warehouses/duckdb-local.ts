@@ -63,9 +63,9 @@ const ensureDemoFile = async (opts: DuckDbLocalOptions): Promise<string> => {
 const logicalSizeSql = (type: ColumnType, c: string): string => {
   switch (type) {
     case 'string':
-      return `coalesce(2 + octet_length(${c}::VARCHAR), 0)`;
+      return `coalesce(2 + strlen(${c}::VARCHAR), 0)`;
     case 'bytes':
-      return `coalesce(2 + octet_length(${c}), 0)`;
+      return `coalesce(2 + octet_length(${c}::BLOB), 0)`;
     case 'bool':
       return `(${c} IS NOT NULL)::INTEGER`;
     case 'numeric':
