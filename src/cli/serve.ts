@@ -47,8 +47,10 @@ export const serve = async (config: Config): Promise<number> => {
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
+    app.log.info('http server closed');
     admin?.close();
     await closeServices(services);
+    app.log.info('shutdown complete');
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -54,7 +54,8 @@ export const buildApp = async (
     // GET /cost carries the query in the URL: allow URLs as long as the query limit needs, URL-encoded.
     http: { maxHeaderSize: Math.min(3 * config.maxQueryBytes + 65_536, 64 * 1024 * 1024) },
     return503OnClosing: true,
-    forceCloseConnections: false,
+    // On close: idle keep-alive connections are closed at once, in-flight requests finish.
+    forceCloseConnections: 'idle',
     genReqId: (req) => traceIdFrom(req.headers.traceparent),
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -69,6 +70,17 @@ export const buildApp = async (
     services.metrics.httpDuration
       .labels(req.method, req.routeOptions.url ?? 'unknown', String(reply.statusCode))
       .observe(reply.elapsedTime / 1000);
+  });
+
+  // Responses finished during shutdown close their connection, so a keep-alive client cannot hold close() open.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   app.addSchema(ProblemSchema);
@@ -134,6 +146,8 @@ export const buildApp = async (
 
   const auth = createAuth(services.keys, config.rateLimitPerMinute);
   await app.register(async (api) => {
+    // The API speaks JSON only: a text body is 415, not a string that fails validation.
+    api.removeContentTypeParser('text/plain');
     api.addHook('onRequest', auth);
     await registerApiRoutes(api, services, config);
   });

@@ -111,11 +111,17 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   const execute = async (sql: string, options: ExecuteOptions): Promise<ExecuteResult> => {
     const conn = await acquire();
     let timedOut = false;
+    let interrupter: NodeJS.Timeout | undefined;
+    // An interrupt lands only while a statement runs; repeat it until this one has stopped.
+    const stop = (): void => {
+      conn.interrupt();
+      interrupter ??= setInterval(() => conn.interrupt(), 25);
+    };
     const timer = setTimeout(() => {
       timedOut = true;
-      conn.interrupt();
+      stop();
     }, options.timeoutMs);
-    const onAbort = (): void => conn.interrupt();
+    const onAbort = (): void => stop();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await conn.run(`SET integer_division = ${options.integerDivision === true}`);
@@ -140,6 +146,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
       throw new GatewayError('query-failed', e instanceof Error ? e.message : String(e));
     } finally {
       clearTimeout(timer);
+      clearInterval(interrupter);
       options.signal?.removeEventListener('abort', onAbort);
       release(conn);
     }

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has working defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      defaultWarehouse: 'bigquery',
+      maxBodyBytes: 100 * 1024 * 1024,
+      bigqueryUsdPerTib: 6.25,
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+  it.each([
+    ['SQLGATE_PORT', 'eighty'],
+    ['SQLGATE_PORT', '70000'],
+    ['SQLGATE_DEFAULT_WAREHOUSE', 'oracle'],
+    ['SQLGATE_BIGQUERY_USD_PER_TIB', '-1'],
+    ['SQLGATE_AURORA_URL', 'redis://x'],
+    ['SQLGATE_DATABASE_URL', 'not a url'],
+    ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
+    ['SQLGATE_STATEMENT_TIMEOUT_MS', '1.5'],
+  ])('stops on %s=%s, naming the variable', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(name);
+    expect((error as Error).message).toContain(name);
+  });
+  it('reads the rewrite switches as a list', () => {
+    expect(loadConfig({ SQLGATE_REWRITE_DISABLE: 'a, b,,c' }).rewriteDisable).toEqual(['a', 'b', 'c']);
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import type { Config } from '../../src/config.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { App } from '../../src/http/app.ts';
+import type { Services } from '../../src/http/services.ts';
+import { closeServices, createServices } from '../../src/runtime.ts';
+import { createQueryService } from '../../src/services/run-query.ts';
+
+export type TestGateway = {
+  app: App;
+  services: Services;
+  config: Config;
+  key: string;
+  dataDir: string;
+  /** Another app over the same services with some settings changed (cheaper than a new gateway). */
+  variant(env: Record<string, string>): Promise<App>;
+  /** Headers with a valid bearer key of the default account. */
+  auth: { authorization: string };
+  close(): Promise<void>;
+};
+
+/** A gateway on a fresh data dir with a small demo dataset, driven through `app.inject`. */
+export const startTestGateway = async (env: Record<string, string> = {}): Promise<TestGateway> => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sqlgate-test-'));
+  const config = loadConfig({
+    SQLGATE_DATA_DIR: dataDir,
+    SQLGATE_DEMO_SCALE: '0.02',
+    SQLGATE_LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const services = await createServices(config, { progress: () => undefined, metrics: false });
+  const app = await buildApp(config, services, { logger: false });
+  await app.ready();
+  const variants: App[] = [];
+  const { key } = await services.keys.create({ accountEmail: 'owner@example.com', name: 'test' });
+  return {
+    app,
+    services,
+    config,
+    key,
+    dataDir,
+    auth: { authorization: `Bearer ${key}` },
+    variant: async (more) => {
+      const cfg = loadConfig({ SQLGATE_DATA_DIR: dataDir, SQLGATE_LOG_LEVEL: 'silent', ...env, ...more });
+      const queries = createQueryService({
+        db: services.db,
+        warehouses: services.warehouses,
+        defaultWarehouse: cfg.defaultWarehouse,
+        settings: {
+          budgetMs: cfg.rewriteBudgetMs,
+          disabled: new Set(cfg.rewriteDisable),
+          maxQueryBytes: cfg.maxQueryBytes,
+        },
+        statementTimeoutMs: cfg.statementTimeoutMs,
+      });
+      const variant = await buildApp(cfg, { ...services, queries }, { logger: false });
+      variants.push(variant);
+      await variant.ready();
+      return variant;
+    },
+    close: async () => {
+      for (const v of variants) await v.close();
+      await app.close();
+      await closeServices(services);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
