@@ -242,6 +242,8 @@ const readStats = async (
   );
   return {
     ...stats,
-    partitions: parts.getRowsJS().map((r) => ({ key: String(r[0]), ...toStats(r.slice(1)) })),
+    partitions: parts
+      .getRowsJS()
+      .map((r) => ({ key: typeof r[0] === 'string' ? r[0] : 'NULL', ...toStats(r.slice(1)) })),
   };
 };
