@@ -63,7 +63,8 @@ const ensureDemoFile = async (opts: DuckDbLocalOptions): Promise<string> => {
 const logicalSizeSql = (type: ColumnType, c: string): string => {
   switch (type) {
     case 'string':
-      return `coalesce(2 + octet_length(${c}::VARCHAR), 0)`;
+      // strlen counts UTF-8 bytes; DuckDB's octet_length takes only BLOB/BIT.
+      return `coalesce(2 + strlen(${c}::VARCHAR), 0)`;
     case 'bytes':
       return `coalesce(2 + octet_length(${c}), 0)`;
     case 'bool':
@@ -109,6 +110,8 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   };
 
   const execute = async (sql: string, options: ExecuteOptions): Promise<ExecuteResult> => {
+    if (options.signal?.aborted === true)
+      throw new GatewayError('query-failed', 'The statement was cancelled before it started.');
     const conn = await acquire();
     let timedOut = false;
     const timer = setTimeout(() => {
