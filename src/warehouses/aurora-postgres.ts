@@ -133,7 +133,7 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         throw toGatewayError(again);
       }
     }
-    onPid(Number(begin[2]?.rows[0]?.pid));
+    onPid(Number((begin[2]?.rows[0] as { pid?: unknown } | undefined)?.pid));
     let destroy = false;
     try {
       const value = await run(client);

@@ -81,6 +81,9 @@ const logicalSizeSql = (type: ColumnType, c: string): string => {
   }
 };
 
+/** A function, not an inline check, so the compiler does not carry the narrowing past later awaits. */
+const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /**
@@ -110,7 +113,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   };
 
   const execute = async (sql: string, options: ExecuteOptions): Promise<ExecuteResult> => {
-    if (options.signal?.aborted === true)
+    if (isAborted(options.signal))
       throw new GatewayError('query-failed', 'The statement was cancelled before it started.');
     const conn = await acquire();
     let timedOut = false;
