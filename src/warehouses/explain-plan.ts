@@ -105,17 +105,3 @@ export const parseMysqlExplain = (raw: unknown, sizes: RelationSizes): ExplainRe
   const totalCost = num(costInfo.query_cost ?? block.cost) || rowsScanned;
   return { rowsScanned, rowsReturned, pages, totalCost, raw };
 };
-
-/** Table names a MySQL plan reads. */
-export const mysqlPlanTables = (raw: unknown): string[] => {
-  const out = new Set<string>();
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (isRecord(v)) {
-      if (typeof v.table_name === 'string') out.add(v.table_name);
-      Object.values(v).forEach(walk);
-    }
-  };
-  walk(raw);
-  return [...out];
-};
