@@ -228,11 +228,24 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
   };
 };
 
-/** Counts rows from 'result' events (nothing accumulates without a callback); raw buffers, no type casting. */
+/**
+ * Counts rows from 'result' events (nothing accumulates without a callback); raw buffers, no type casting.
+ * A connection killed mid-statement reports only on the connection (not the query): listen there too.
+ */
 const countRows = (conn: PoolConnection, sql: string): Promise<ExecuteResult> =>
   new Promise((resolve, reject) => {
     let rows = 0;
     let columns: string[] | undefined;
+    const lost = (e?: unknown): void => {
+      done();
+      reject(e instanceof Error ? e : Object.assign(new Error('Connection lost'), { fatal: true }));
+    };
+    const done = (): void => {
+      conn.off('error', lost);
+      conn.off('end', lost);
+    };
+    conn.once('error', lost);
+    conn.once('end', lost);
     const query = conn.query({ sql, rowsAsArray: true, typeCast: false });
     query.on('fields', (fields: Array<{ name: string }>) => {
       columns = fields.map((f) => f.name);
@@ -241,6 +254,12 @@ const countRows = (conn: PoolConnection, sql: string): Promise<ExecuteResult> =>
     query.on('result', () => {
       if (columns) rows++;
     });
-    query.on('error', reject);
-    query.on('end', () => resolve({ rows, columns: columns ?? [] }));
+    query.on('error', (e: Error) => {
+      done();
+      reject(e);
+    });
+    query.on('end', () => {
+      done();
+      resolve({ rows, columns: columns ?? [] });
+    });
   });
