@@ -63,10 +63,9 @@ const ensureDemoFile = async (opts: DuckDbLocalOptions): Promise<string> => {
 const logicalSizeSql = (type: ColumnType, c: string): string => {
   switch (type) {
     case 'string':
-      // strlen counts UTF-8 bytes; DuckDB's octet_length takes only BLOB/BIT.
       return `coalesce(2 + strlen(${c}::VARCHAR), 0)`;
     case 'bytes':
-      return `coalesce(2 + octet_length(${c}), 0)`;
+      return `coalesce(2 + octet_length(${c}::BLOB), 0)`;
     case 'bool':
       return `(${c} IS NOT NULL)::INTEGER`;
     case 'numeric':

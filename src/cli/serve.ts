@@ -1,0 +1,57 @@
+import type { Config } from '../config.ts';
+import { buildApp } from '../http/app.ts';
+import { closeServices, createServices } from '../runtime.ts';
+import { listenAdmin } from './admin-socket.ts';
+import { keyCommands } from './keys.ts';
+
+/** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
+export const serve = async (config: Config): Promise<number> => {
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  const started = Date.now();
+  const services = await createServices(config, { progress: say });
+  const app = await buildApp(config, services);
+  const address = await app.listen({ host: config.host, port: config.port });
+  const commands = keyCommands(services.keys);
+  const admin =
+    config.databaseUrl === undefined
+      ? await listenAdmin(config.dataDir, async (command, args) => {
+          const fn = (
+            commands as Record<string, ((a: Record<string, unknown>) => Promise<unknown>) | undefined>
+          )[command];
+          if (!fn) throw new Error(`unknown admin command ${command}`);
+          return fn(args);
+        })
+      : undefined;
+  const base = config.publicUrl ?? address.replace('://[::1]', '://localhost');
+  const keyCount = (await services.keys.list()).length;
+  say('');
+  say(`sqlgate 1.0.0 is listening on ${base} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  say(`  Dashboard:  ${base}/`);
+  say(`  API docs:   ${base}/openapi.json`);
+  say(
+    `  Warehouses: ${services.warehouses
+      .all()
+      .map((w) => `${w.name} (${w.mode})`)
+      .join(', ')}`,
+  );
+  if (keyCount === 0) {
+    say('  No API key yet. Create one in the dashboard, or run in another terminal:');
+    say('    npm run sqlgate -- keys create --account you@example.com');
+  }
+  say(`  Try: curl -H "Authorization: Bearer $KEY" "${base}/cost?query=select+count(*)+from+lineitem"`);
+  say('');
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    admin?.close();
+    await closeServices(services);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  return -1;
+};

@@ -1,0 +1,168 @@
+import { resolve } from 'node:path';
+
+/**
+ * The only reader of process.env. Every setting is read once, validated and frozen; an invalid value
+ * stops the start with a message naming the variable. Secrets have no defaults.
+ */
+export type Config = Readonly<{
+  host: string;
+  port: number;
+  dataDir: string;
+  defaultWarehouse: 'bigquery' | 'snowflake' | 'aurora';
+  maxBodyBytes: number;
+  maxQueryBytes: number;
+  bigqueryUsdPerTib: number;
+  snowflakeUsdPerCredit: number;
+  snowflakeWarehouseCreditsPerHour: number;
+  auroraUsdPerMillionIo: number;
+  auroraUsdPerAcuHour: number;
+  auroraUrl: string | undefined;
+  duckdbPath: string | undefined;
+  demoScale: number;
+  statementTimeoutMs: number;
+  rewriteBudgetMs: number;
+  rewriteDisable: readonly string[];
+  rateLimitPerMinute: number;
+  databaseUrl: string | undefined;
+  webhookAllowPrivateNetworks: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  publicUrl: string | undefined;
+}>;
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Documented settings, for `sqlgate serve --help`: name, default, meaning. */
+export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
+  ['SQLGATE_HOST', '127.0.0.1', 'address to listen on'],
+  ['SQLGATE_PORT', '8080', 'port to listen on (0 = any free port)'],
+  ['SQLGATE_DATA_DIR', './.sqlgate', 'embedded state and the demo dataset'],
+  [
+    'SQLGATE_DEFAULT_WAREHOUSE',
+    'bigquery',
+    'warehouse used when a request names none: bigquery, snowflake, aurora',
+  ],
+  ['SQLGATE_MAX_BODY_BYTES', '104857600', 'request body limit (413 past it)'],
+  ['SQLGATE_MAX_QUERY_BYTES', '1048576', 'query text limit (413 past it)'],
+  ['SQLGATE_BIGQUERY_USD_PER_TIB', '6.25', 'BigQuery on-demand price per TiB scanned'],
+  ['SQLGATE_SNOWFLAKE_USD_PER_CREDIT', '3', 'Snowflake price per credit'],
+  [
+    'SQLGATE_SNOWFLAKE_CREDITS_PER_HOUR',
+    '1',
+    'credits per hour of the Snowflake warehouse size (X-Small = 1)',
+  ],
+  ['SQLGATE_AURORA_USD_PER_MILLION_IO', '0.20', 'Aurora Standard I/O price per million requests'],
+  ['SQLGATE_AURORA_USD_PER_ACU_HOUR', '0.12', 'Aurora Serverless v2 price per ACU-hour'],
+  ['SQLGATE_AURORA_URL', '', 'postgres://… or mysql://… : run aurora on a real database (connected mode)'],
+  ['SQLGATE_DUCKDB_PATH', '', "the user's own DuckDB file for local mode (instead of the demo dataset)"],
+  ['SQLGATE_DEMO_SCALE', '1', 'demo dataset size (1 = 75,000 orders, ~300,000 lineitem rows)'],
+  ['SQLGATE_STATEMENT_TIMEOUT_MS', '30000', 'statement timeout (504 past it)'],
+  ['SQLGATE_REWRITE_BUDGET_MS', '50', 'time budget of the rewrite per query (the original runs past it)'],
+  ['SQLGATE_REWRITE_DISABLE', '', 'comma-separated rewrite rules to switch off'],
+  ['SQLGATE_RATE_LIMIT_PER_MINUTE', '600', 'requests per minute per API key (429 past it)'],
+  ['SQLGATE_DATABASE_URL', '', 'postgres://… state store (default: embedded PGlite under the data dir)'],
+  ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
+  ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
+  ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
+];
+
+const read = (env: Env, name: string): string | undefined => {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+};
+
+const int = (env: Env, name: string, dflt: number, min: number, max: number): number => {
+  const v = read(env, name);
+  if (v === undefined) return dflt;
+  if (!/^\d+$/.test(v)) throw new ConfigError(name, `expected a whole number, got "${v}"`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${n}`);
+  return n;
+};
+
+const num = (env: Env, name: string, dflt: number): number => {
+  const v = read(env, name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || !/^[0-9.eE+-]+$/.test(v))
+    throw new ConfigError(name, `expected a non-negative number, got "${v}"`);
+  return n;
+};
+
+const oneOf = <T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T => {
+  const v = read(env, name);
+  if (v === undefined) return dflt;
+  if (!(allowed as readonly string[]).includes(v))
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${v}"`);
+  return v as T;
+};
+
+const bool = (env: Env, name: string): boolean =>
+  oneOf(env, name, ['true', 'false', '1', '0'], 'false') === 'true' || read(env, name) === '1';
+
+const url = (env: Env, name: string, schemes: readonly string[]): string | undefined => {
+  const v = read(env, name);
+  if (v === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'expected a URL');
+  }
+  if (!schemes.includes(parsed.protocol.replace(/:$/, '')))
+    throw new ConfigError(name, `expected a URL with scheme ${schemes.join(' or ')}`);
+  return v;
+};
+
+export const loadConfig = (env: Env): Config => {
+  const dataDir = resolve(read(env, 'SQLGATE_DATA_DIR') ?? './.sqlgate');
+  const duckdbPath = read(env, 'SQLGATE_DUCKDB_PATH');
+  return Object.freeze({
+    host: read(env, 'SQLGATE_HOST') ?? '127.0.0.1',
+    port: int(env, 'SQLGATE_PORT', 8080, 0, 65535),
+    dataDir,
+    defaultWarehouse: oneOf(
+      env,
+      'SQLGATE_DEFAULT_WAREHOUSE',
+      ['bigquery', 'snowflake', 'aurora'] as const,
+      'bigquery',
+    ),
+    maxBodyBytes: int(env, 'SQLGATE_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 2 ** 31),
+    maxQueryBytes: int(env, 'SQLGATE_MAX_QUERY_BYTES', 1024 * 1024, 16, 64 * 1024 * 1024),
+    bigqueryUsdPerTib: num(env, 'SQLGATE_BIGQUERY_USD_PER_TIB', 6.25),
+    snowflakeUsdPerCredit: num(env, 'SQLGATE_SNOWFLAKE_USD_PER_CREDIT', 3),
+    snowflakeWarehouseCreditsPerHour: num(env, 'SQLGATE_SNOWFLAKE_CREDITS_PER_HOUR', 1),
+    auroraUsdPerMillionIo: num(env, 'SQLGATE_AURORA_USD_PER_MILLION_IO', 0.2),
+    auroraUsdPerAcuHour: num(env, 'SQLGATE_AURORA_USD_PER_ACU_HOUR', 0.12),
+    auroraUrl: url(env, 'SQLGATE_AURORA_URL', ['postgres', 'postgresql', 'mysql']),
+    duckdbPath: duckdbPath === undefined ? undefined : resolve(duckdbPath),
+    demoScale: num(env, 'SQLGATE_DEMO_SCALE', 1),
+    statementTimeoutMs: int(env, 'SQLGATE_STATEMENT_TIMEOUT_MS', 30_000, 10, 24 * 3600 * 1000),
+    rewriteBudgetMs: int(env, 'SQLGATE_REWRITE_BUDGET_MS', 50, 1, 60_000),
+    rewriteDisable: (read(env, 'SQLGATE_REWRITE_DISABLE') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    databaseUrl: url(env, 'SQLGATE_DATABASE_URL', ['postgres', 'postgresql']),
+    webhookAllowPrivateNetworks: bool(env, 'SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    logLevel: oneOf(
+      env,
+      'SQLGATE_LOG_LEVEL',
+      ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      'info',
+    ),
+    publicUrl: url(env, 'SQLGATE_PUBLIC_URL', ['http', 'https']),
+  });
+};
+
+/** Reads the process environment: the one place that does. */
+export const loadConfigFromProcess = (): Config => loadConfig(process.env);

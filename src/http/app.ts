@@ -1,0 +1,143 @@
+import fastifySwagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import { GatewayError, isGatewayError } from '../core/errors.ts';
+import type { ErrorCode } from '../core/errors.ts';
+import { createAuth } from './plugins/auth.ts';
+import { problemOf } from './problem.ts';
+import { ProblemSchema } from './schemas/common.ts';
+import { openApiDocument } from './openapi.ts';
+import type { Services } from './services.ts';
+import type { Principal } from '../services/api-keys.ts';
+import { traceIdFrom } from './trace.ts';
+import { registerApiRoutes } from './routes/index.ts';
+
+export type App = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    traceId: string;
+    principal?: Principal;
+  }
+}
+
+/** Fastify's own error codes, mapped once to ours. */
+const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload-too-large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported-media-type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid-request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed-json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed-json',
+  FST_ERR_VALIDATION: 'invalid-request',
+};
+
+/** Builds the app without listening (tests drive it through `inject`). */
+export const buildApp = async (
+  config: Config,
+  services: Services,
+  opts: { logger?: boolean } = {},
+): Promise<App> => {
+  const app = Fastify({
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+              censor: '[redacted]',
+            },
+          },
+    bodyLimit: config.maxBodyBytes,
+    // GET /cost carries the query in the URL: allow URLs as long as the query limit needs, URL-encoded.
+    http: { maxHeaderSize: Math.min(3 * config.maxQueryBytes + 65_536, 64 * 1024 * 1024) },
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    genReqId: (req) => traceIdFrom(req.headers.traceparent),
+    requestIdHeader: false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('traceId', '');
+  app.addHook('onRequest', (req, _reply, done) => {
+    req.traceId = String(req.id);
+    done();
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    services.metrics.httpDuration
+      .labels(req.method, req.routeOptions.url ?? 'unknown', String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+  });
+
+  app.addSchema(ProblemSchema);
+  await app.register(fastifySwagger, { openapi: openApiDocument(), hideUntagged: false });
+
+  const sendProblem = (
+    reply: FastifyReply,
+    req: FastifyRequest,
+    code: ErrorCode,
+    detail: string,
+    context: Record<string, unknown> = {},
+  ) => {
+    const problem = problemOf(code, detail, req.traceId, context);
+    return reply.status(problem.status).type('application/problem+json').send(problem);
+  };
+
+  app.setErrorHandler((error: FastifyError | GatewayError | Error, req, reply) => {
+    if (isGatewayError(error)) {
+      if (error.code === 'unauthorized') reply.header('WWW-Authenticate', 'Bearer realm="sqlgate"');
+      if (error.code === 'invalid-token') {
+        reply.header(
+          'WWW-Authenticate',
+          `Bearer realm="sqlgate", error="invalid_token", error_description="${error.detail}"`,
+        );
+      }
+      return sendProblem(reply, req, error.code, error.detail, { ...error.context });
+    }
+    const fe = error as FastifyError;
+    const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (mapped) return sendProblem(reply, req, mapped, fe.message);
+    if (error instanceof SyntaxError || fe.statusCode === 400)
+      return sendProblem(reply, req, 'malformed-json', 'The request body is not valid JSON.');
+    if (typeof fe.statusCode === 'number' && fe.statusCode === 413)
+      return sendProblem(reply, req, 'payload-too-large', fe.message);
+    // No stack in logs (contract): the error's type and message identify it with the trace id.
+    req.log.error({ err: { type: error.name, message: error.message } }, 'unexpected error');
+    return sendProblem(
+      reply,
+      req,
+      'internal',
+      'An unexpected error occurred; the trace id identifies it in the logs.',
+    );
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(reply, req, 'not-found', `No route ${req.method} ${req.url.split('?')[0] ?? ''}.`),
+  );
+
+  app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    const checks: Record<string, boolean> = {};
+    checks.store = await services.db.query('SELECT 1').then(
+      () => true,
+      () => false,
+    );
+    for (const w of services.warehouses.all()) checks[w.name] = await w.adapter.ping().catch(() => false);
+    const ready = Object.values(checks).every(Boolean);
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not-ready', checks });
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
+  );
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  const auth = createAuth(services.keys, config.rateLimitPerMinute);
+  await app.register(async (api) => {
+    api.addHook('onRequest', auth);
+    await registerApiRoutes(api, services, config);
+  });
+  return app;
+};
+
+export { GatewayError };

@@ -1,0 +1,43 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type Metrics = {
+  readonly registry: Registry;
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly queries: Counter<'warehouse' | 'status' | 'fallback'>;
+  readonly savingsUsd: Counter<'warehouse'>;
+  readonly rulesApplied: Counter<'rule'>;
+};
+
+/** One registry per app, so that tests building several apps do not collide. */
+export const createMetrics = (withDefaults = true): Metrics => {
+  const registry = new Registry();
+  if (withDefaults) collectDefaultMetrics({ register: registry, prefix: 'sqlgate_' });
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: 'sqlgate_http_request_duration_seconds',
+      help: 'HTTP request duration',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    queries: new Counter({
+      name: 'sqlgate_queries_total',
+      help: 'Queries run through POST /query',
+      labelNames: ['warehouse', 'status', 'fallback'],
+      registers: [registry],
+    }),
+    savingsUsd: new Counter({
+      name: 'sqlgate_savings_usd_total',
+      help: 'Estimated USD saved by rewriting',
+      labelNames: ['warehouse'],
+      registers: [registry],
+    }),
+    rulesApplied: new Counter({
+      name: 'sqlgate_rewrite_rules_applied_total',
+      help: 'Rewrite rules that changed a query',
+      labelNames: ['rule'],
+      registers: [registry],
+    }),
+  };
+};

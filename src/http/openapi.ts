@@ -1,0 +1,87 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { PROBLEM_BASE } from './problem.ts';
+
+/** The static parts of the OpenAPI 3.1.0 document; paths come from the route schemas. */
+export const openApiDocument = (): Partial<OpenAPIV3_1.Document> => ({
+  openapi: '3.1.0',
+  info: {
+    title: 'sqlgate',
+    version: '1.0.0',
+    description:
+      'SQL query gateway: rewrites a query into a cheaper form that returns the same result, runs it on BigQuery, ' +
+      `Snowflake or Aurora, estimates costs and verifies result equivalence. Errors are RFC 9457 problems whose type is ${PROBLEM_BASE}<code>.`,
+  },
+  components: {
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API key (sg_…) from the dashboard or `sqlgate keys create`',
+      },
+    },
+  },
+  security: [{ bearerAuth: [] }],
+  tags: [
+    { name: 'queries', description: 'Run and price queries' },
+    { name: 'verify', description: 'Compare result sets' },
+    { name: 'warehouses', description: 'Configured warehouses' },
+  ],
+  webhooks: {
+    '/query/completed': {
+      post: {
+        summary: 'query.completed: a POST /query completed',
+        description:
+          'Sent to every enabled endpoint of the account after each completed POST /query; signed per Standard Webhooks ' +
+          '(webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), retried with backoff for about 3 days.',
+        operationId: 'queryCompleted',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['type', 'timestamp', 'data'],
+                properties: {
+                  type: { const: 'query.completed' },
+                  timestamp: { type: 'string', format: 'date-time' },
+                  data: {
+                    type: 'object',
+                    required: [
+                      'trace_id',
+                      'warehouse',
+                      'rewritten_query',
+                      'duration_ms',
+                      'rows',
+                      'rules_applied',
+                      'original_cost',
+                      'optimized_cost',
+                      'savings',
+                      'currency',
+                    ],
+                    properties: {
+                      trace_id: { type: 'string' },
+                      warehouse: { type: 'string' },
+                      rewritten_query: { type: 'string' },
+                      duration_ms: { type: 'number' },
+                      rows: { type: 'integer' },
+                      rules_applied: { type: 'array', items: { type: 'string' } },
+                      original_cost: { type: 'number' },
+                      optimized_cost: { type: 'number' },
+                      savings: { type: 'number' },
+                      currency: { const: 'USD' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '2XX': { description: 'Delivered' },
+          '410': { description: 'Gone: the endpoint is disabled' },
+          default: { description: 'Retried with exponential backoff; Retry-After honoured' },
+        },
+      },
+    },
+  },
+});

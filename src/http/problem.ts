@@ -1,0 +1,78 @@
+import type { ErrorCode } from '../core/errors.ts';
+
+/** The one code → HTTP status table (RFC 9457 problems). Codes are never reused. */
+export const STATUS: Readonly<Record<ErrorCode, number>> = {
+  'invalid-request': 400,
+  'malformed-json': 400,
+  'invalid-sql': 400,
+  'statement-not-allowed': 403,
+  'unknown-warehouse': 422,
+  'query-failed': 422,
+  'warehouse-unavailable': 503,
+  'query-timeout': 504,
+  unauthorized: 401,
+  'invalid-token': 401,
+  'not-found': 404,
+  'payload-too-large': 413,
+  'query-too-large': 413,
+  'rate-limited': 429,
+  'unsupported-media-type': 415,
+  'method-not-allowed': 405,
+  'invalid-verify-input': 422,
+  'webhook-url-refused': 422,
+  conflict: 409,
+  forbidden: 403,
+  internal: 500,
+};
+
+const TITLES: Readonly<Record<ErrorCode, string>> = {
+  'invalid-request': 'Invalid request',
+  'malformed-json': 'Malformed JSON',
+  'invalid-sql': 'Invalid SQL',
+  'statement-not-allowed': 'Statement not allowed',
+  'unknown-warehouse': 'Unknown warehouse',
+  'query-failed': 'Query failed',
+  'warehouse-unavailable': 'Warehouse unavailable',
+  'query-timeout': 'Query timeout',
+  unauthorized: 'Authentication required',
+  'invalid-token': 'Invalid token',
+  'not-found': 'Not found',
+  'payload-too-large': 'Payload too large',
+  'query-too-large': 'Query too large',
+  'rate-limited': 'Too many requests',
+  'unsupported-media-type': 'Unsupported media type',
+  'method-not-allowed': 'Method not allowed',
+  'invalid-verify-input': 'Invalid verify input',
+  'webhook-url-refused': 'Webhook URL refused',
+  conflict: 'Conflict',
+  forbidden: 'Forbidden',
+  internal: 'Internal error',
+};
+
+export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';
+
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: ErrorCode;
+  [extension: string]: unknown;
+};
+
+/** Builds the problem document; `context` members become extensions (never overriding the standard ones). */
+export const problemOf = (
+  code: ErrorCode,
+  detail: string,
+  traceId: string,
+  context: Readonly<Record<string, unknown>> = {},
+): Problem => ({
+  ...context,
+  type: `${PROBLEM_BASE}${code}`,
+  title: TITLES[code],
+  status: STATUS[code],
+  detail,
+  instance: traceId,
+  code,
+});

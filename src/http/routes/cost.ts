@@ -1,0 +1,25 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { AUTH_ERRORS, problems } from '../schemas/common.ts';
+import { CostQuery, CostReportSchema } from '../schemas/query.ts';
+import type { Services } from '../services.ts';
+
+export const registerCostRoute = (api: FastifyInstance, services: Services): void => {
+  api.withTypeProvider<TypeBoxTypeProvider>().get(
+    '/cost',
+    {
+      schema: {
+        operationId: 'estimateCost',
+        summary: 'Estimate the USD cost of a query before and after rewriting, without running it',
+        tags: ['queries'],
+        querystring: CostQuery,
+        response: { 200: CostReportSchema, ...problems(400, 403, 422, 503, ...AUTH_ERRORS) },
+      },
+    },
+    async (req) =>
+      services.queries.cost({
+        sql: req.query.query,
+        ...(req.query.warehouse !== undefined ? { warehouse: req.query.warehouse } : {}),
+      }),
+  );
+};

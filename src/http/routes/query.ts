@@ -1,0 +1,45 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { AUTH_ERRORS, problems } from '../schemas/common.ts';
+import { QueryRequest, QueryResultSchema } from '../schemas/query.ts';
+import type { Services } from '../services.ts';
+
+export const registerQueryRoute = (api: FastifyInstance, services: Services): void => {
+  api.withTypeProvider<TypeBoxTypeProvider>().post(
+    '/query',
+    {
+      schema: {
+        operationId: 'submitQuery',
+        summary: 'Rewrite a SQL query into a cheaper equivalent and run it on a warehouse',
+        tags: ['queries'],
+        body: QueryRequest,
+        response: { 200: QueryResultSchema, ...problems(400, 403, 404, 415, 422, 503, 504, ...AUTH_ERRORS) },
+      },
+    },
+    async (req) => {
+      const principal = req.principal;
+      if (!principal) throw new Error('authentication hook did not run');
+      // The client going away cancels the statement on the warehouse.
+      const controller = new AbortController();
+      const onClose = (): void => {
+        if (!req.raw.complete || !req.raw.socket.writable) controller.abort();
+      };
+      req.raw.socket.once('close', onClose);
+      try {
+        const result = await services.queries.run({
+          principal,
+          sql: req.body.query,
+          ...(req.body.warehouse !== undefined ? { warehouse: req.body.warehouse } : {}),
+          traceId: req.traceId,
+          signal: controller.signal,
+        });
+        services.metrics.queries.labels(result.warehouse, 'ok', String(result.fallback)).inc();
+        services.metrics.savingsUsd.labels(result.warehouse).inc(Math.max(0, result.cost.savings));
+        for (const r of result.rules_applied) services.metrics.rulesApplied.labels(r).inc();
+        return result;
+      } finally {
+        req.raw.socket.off('close', onClose);
+      }
+    },
+  );
+};

@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+
+const Warehouse = Type.String({
+  description: 'bigquery, snowflake or aurora; default: the configured default',
+  examples: ['bigquery'],
+});
+
+export const QueryRequest = Type.Object(
+  {
+    query: Type.String({ description: 'Raw SQL to execute', minLength: 1 }),
+    warehouse: Type.Optional(Warehouse),
+  },
+  { additionalProperties: true },
+);
+
+export const CostReportSchema = Type.Object(
+  {
+    original_cost: Type.Number({ description: 'USD' }),
+    optimized_cost: Type.Number({ description: 'USD' }),
+    savings: Type.Number({ description: 'original_cost − optimized_cost, USD' }),
+    currency: Type.Literal('USD'),
+    warehouse: Type.String(),
+    method: Type.Union([
+      Type.Literal('dry_run'),
+      Type.Literal('explain'),
+      Type.Literal('model'),
+      Type.Literal('heuristic'),
+    ]),
+    bytes_processed: Type.Optional(Type.Object({ original: Type.Number(), optimized: Type.Number() })),
+    assumptions: Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Boolean()])),
+  },
+  { description: 'Cost estimate' },
+);
+
+export const QueryResultSchema = Type.Object(
+  {
+    trace_id: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+    rewritten_query: Type.String({ description: 'The SQL the service actually executed' }),
+    duration_ms: Type.Number(),
+    rows: Type.Integer({ description: 'Row count of the result set' }),
+    warehouse: Type.String(),
+    rules_applied: Type.Array(Type.String()),
+    fallback: Type.Boolean({
+      description: 'true when the rewrite was skipped or failed and the original ran',
+    }),
+    cost: CostReportSchema,
+  },
+  { description: 'Query result' },
+);
+
+export const CostQuery = Type.Object({
+  query: Type.String({ description: 'Raw SQL to evaluate (URL-encoded)', minLength: 1 }),
+  warehouse: Type.Optional(Warehouse),
+});

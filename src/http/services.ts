@@ -1,0 +1,14 @@
+import type { Db } from '../store/db.ts';
+import type { WarehouseRegistry } from '../warehouses/registry.ts';
+import type { ApiKeyService } from '../services/api-keys.ts';
+import type { QueryService } from '../services/run-query.ts';
+import type { Metrics } from './metrics.ts';
+
+/** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
+export type Services = {
+  readonly db: Db;
+  readonly warehouses: WarehouseRegistry;
+  readonly keys: ApiKeyService;
+  readonly queries: QueryService;
+  readonly metrics: Metrics;
+};

@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { GatewayError, isGatewayError } from '../core/errors.ts';
+import { toDuckDb, transpileSql } from '../core/sql/print.ts';
+import type { Statement } from '../core/sql/tree.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import { insertQueryLog } from '../store/query-log.ts';
+import type { QueryLogEntry } from '../store/query-log.ts';
+import type { Warehouse, WarehouseName, WarehouseRegistry } from '../warehouses/registry.ts';
+import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/registry.ts';
+import type { Principal } from './api-keys.ts';
+import { priceStatements } from './estimate-cost.ts';
+import type { CostReport } from './estimate-cost.ts';
+import { prepareQuery } from './prepare-query.ts';
+import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
+
+export type QueryResult = {
+  trace_id: string;
+  rewritten_query: string;
+  duration_ms: number;
+  rows: number;
+  warehouse: WarehouseName;
+  rules_applied: string[];
+  fallback: boolean;
+  cost: CostReport;
+};
+
+/** Called inside the query-log transaction: durable side effects (the webhook outbox) go here. */
+export type OnQueryLogged = (
+  tx: Queryable,
+  logId: string,
+  entry: QueryLogEntry,
+  result: QueryResult,
+) => Promise<void>;
+
+export type QueryService = {
+  run(input: {
+    principal: Principal;
+    sql: string;
+    warehouse?: string;
+    traceId: string;
+    signal?: AbortSignal;
+  }): Promise<QueryResult>;
+  cost(input: { sql: string; warehouse?: string }): Promise<CostReport>;
+  resolve(name: string | undefined): Warehouse;
+};
+
+export const newTraceId = (): string => randomBytes(16).toString('hex');
+
+export const createQueryService = (deps: {
+  db: Db;
+  warehouses: WarehouseRegistry;
+  defaultWarehouse: WarehouseName;
+  settings: RewriteSettings;
+  statementTimeoutMs: number;
+  onLogged?: OnQueryLogged;
+}): QueryService => {
+  const resolve = (name: string | undefined): Warehouse => {
+    const n = name ?? deps.defaultWarehouse;
+    if (!isWarehouseName(n)) {
+      throw new GatewayError(
+        'unknown-warehouse',
+        `Unknown warehouse "${n}". Allowed values: ${WAREHOUSE_NAMES.join(', ')}.`,
+        {
+          allowed: [...WAREHOUSE_NAMES],
+        },
+      );
+    }
+    return deps.warehouses.get(n);
+  };
+
+  const costOf = (w: Warehouse, p: PreparedQuery): CostReport | undefined =>
+    p.original && p.rewrite ? priceStatements(w, p.catalog, p.original, p.rewrite.statement) : undefined;
+
+  /** The SQL the adapter runs: the warehouse dialect itself, or DuckDB in local mode. */
+  const executable = (w: Warehouse, stmt: Statement | undefined, sql: string): string => {
+    if (w.adapter.dialect === w.dialect) return sql;
+    const out = stmt
+      ? toDuckDb(stmt, w.dialect, { dropQualifiers: true })
+      : transpileSql(sql, w.dialect, w.adapter.dialect, true);
+    if (!out.ok) throw new GatewayError('query-failed', `Local mode cannot run this query: ${out.message}`);
+    return out.sql;
+  };
+
+  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
+    await deps.db.transaction(async (tx) => {
+      const id = await insertQueryLog(tx, entry);
+      if (result && deps.onLogged) await deps.onLogged(tx, id, entry, result);
+    });
+  };
+
+  return {
+    resolve,
+    cost: async ({ sql, warehouse }) => {
+      const w = resolve(warehouse);
+      const p = await prepareQuery(w, sql, deps.settings);
+      return costOf(w, p) ?? zeroCost(w);
+    },
+    run: async ({ principal, sql, warehouse, traceId, signal }) => {
+      const started = performance.now();
+      const w = resolve(warehouse);
+      const base = {
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        traceId,
+        warehouse: w.name,
+        originalSql: sql,
+      };
+      let prepared: PreparedQuery | undefined;
+      try {
+        prepared = await prepareQuery(w, sql, deps.settings);
+        let { rewrittenSql, fallback } = prepared;
+        let rules = prepared.rulesApplied;
+        let toRun: string;
+        try {
+          toRun = executable(w, prepared.rewrite?.statement ?? prepared.original, rewrittenSql);
+        } catch (e) {
+          // The rewritten form could not be translated: run the original instead (a rewrite never fails a query).
+          if (prepared.rewrite?.statement === prepared.original) throw e;
+          toRun = executable(w, prepared.original, sql);
+          rewrittenSql = sql;
+          fallback = true;
+          rules = [];
+        }
+        const outcome = await w.adapter.execute(toRun, {
+          timeoutMs: deps.statementTimeoutMs,
+          integerDivision: w.dialect === 'postgres',
+          ...(signal ? { signal } : {}),
+        });
+        const cost =
+          fallback && prepared.original
+            ? priceStatements(w, prepared.catalog, prepared.original, prepared.original)
+            : (costOf(w, prepared) ?? zeroCost(w));
+        const result: QueryResult = {
+          trace_id: traceId,
+          rewritten_query: rewrittenSql,
+          duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+          rows: outcome.rows,
+          warehouse: w.name,
+          rules_applied: [...rules],
+          fallback,
+          cost,
+        };
+        await log(
+          {
+            ...base,
+            rewrittenSql,
+            rulesApplied: rules,
+            fallback,
+            originalCost: cost.original_cost,
+            optimizedCost: cost.optimized_cost,
+            savings: cost.savings,
+            bytesOriginal: cost.bytes_processed?.original ?? null,
+            bytesOptimized: cost.bytes_processed?.optimized ?? null,
+            costMethod: cost.method,
+            durationMs: result.duration_ms,
+            rows: result.rows,
+            status: 'ok',
+            errorCode: null,
+          },
+          result,
+        );
+        return result;
+      } catch (e) {
+        await log({
+          ...base,
+          rewrittenSql: prepared?.rewrittenSql ?? null,
+          rulesApplied: prepared?.rulesApplied ?? [],
+          fallback: prepared?.fallback ?? false,
+          originalCost: null,
+          optimizedCost: null,
+          savings: null,
+          bytesOriginal: null,
+          bytesOptimized: null,
+          costMethod: null,
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          rows: null,
+          status: 'error',
+          errorCode: isGatewayError(e) ? e.code : 'internal',
+        }).catch(() => undefined);
+        throw e;
+      }
+    },
+  };
+};
+
+const zeroCost = (w: Warehouse): CostReport => ({
+  original_cost: 0,
+  optimized_cost: 0,
+  savings: 0,
+  currency: 'USD',
+  warehouse: w.name,
+  method: 'heuristic',
+  assumptions: { reason: 'the query is too deeply nested to analyse; it runs as written' },
+});

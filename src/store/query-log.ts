@@ -1,0 +1,115 @@
+import type { Queryable } from './db.ts';
+
+export type QueryLogEntry = {
+  accountId: string;
+  keyId: string;
+  traceId: string;
+  warehouse: string;
+  originalSql: string;
+  rewrittenSql: string | null;
+  rulesApplied: readonly string[];
+  fallback: boolean;
+  originalCost: number | null;
+  optimizedCost: number | null;
+  savings: number | null;
+  bytesOriginal: number | null;
+  bytesOptimized: number | null;
+  costMethod: string | null;
+  durationMs: number;
+  rows: number | null;
+  status: 'ok' | 'error';
+  errorCode: string | null;
+};
+
+export type QueryLogRecord = QueryLogEntry & { id: string; createdAt: Date };
+
+/** Writes one entry; returns its id. Call inside the transaction that writes what must land with it. */
+export const insertQueryLog = async (db: Queryable, e: QueryLogEntry): Promise<string> => {
+  const { rows } = await db.query<{ id: string | number }>(
+    `INSERT INTO query_log (account_id, key_id, trace_id, warehouse, original_sql, rewritten_sql, rules_applied,
+       fallback, original_cost, optimized_cost, savings, bytes_original, bytes_optimized, cost_method, duration_ms,
+       rows, status, error_code)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id`,
+    [
+      e.accountId,
+      e.keyId,
+      e.traceId,
+      e.warehouse,
+      e.originalSql,
+      e.rewrittenSql,
+      JSON.stringify(e.rulesApplied),
+      e.fallback,
+      e.originalCost,
+      e.optimizedCost,
+      e.savings,
+      e.bytesOriginal,
+      e.bytesOptimized,
+      e.costMethod,
+      e.durationMs,
+      e.rows,
+      e.status,
+      e.errorCode,
+    ],
+  );
+  return String(rows[0]?.id);
+};
+
+type Row = {
+  id: string | number;
+  account_id: string;
+  key_id: string;
+  trace_id: string;
+  warehouse: string;
+  original_sql: string;
+  rewritten_sql: string | null;
+  rules_applied: string[] | string;
+  fallback: boolean;
+  original_cost: number | null;
+  optimized_cost: number | null;
+  savings: number | null;
+  bytes_original: string | number | null;
+  bytes_optimized: string | number | null;
+  cost_method: string | null;
+  duration_ms: number;
+  rows: string | number | null;
+  status: 'ok' | 'error';
+  error_code: string | null;
+  created_at: Date | string;
+};
+const n = (v: string | number | null): number | null => (v === null ? null : Number(v));
+export const toQueryLogRecord = (r: Row): QueryLogRecord => ({
+  id: String(r.id),
+  accountId: r.account_id,
+  keyId: r.key_id,
+  traceId: r.trace_id,
+  warehouse: r.warehouse,
+  originalSql: r.original_sql,
+  rewrittenSql: r.rewritten_sql,
+  rulesApplied:
+    typeof r.rules_applied === 'string' ? (JSON.parse(r.rules_applied) as string[]) : r.rules_applied,
+  fallback: r.fallback,
+  originalCost: r.original_cost,
+  optimizedCost: r.optimized_cost,
+  savings: r.savings,
+  bytesOriginal: n(r.bytes_original),
+  bytesOptimized: n(r.bytes_optimized),
+  costMethod: r.cost_method,
+  durationMs: r.duration_ms,
+  rows: n(r.rows),
+  status: r.status,
+  errorCode: r.error_code,
+  createdAt: new Date(r.created_at),
+});
+
+export const listQueryLog = async (
+  db: Queryable,
+  accountId: string,
+  limit = 50,
+  offset = 0,
+): Promise<QueryLogRecord[]> => {
+  const { rows } = await db.query<Row>(
+    'SELECT * FROM query_log WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3',
+    [accountId, limit, offset],
+  );
+  return rows.map(toQueryLogRecord);
+};
