@@ -80,6 +80,9 @@ const logicalSizeSql = (type: ColumnType, c: string): string => {
   }
 };
 
+/** A function, not an inline check, so the compiler does not carry the narrowing past later awaits. */
+const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /**
@@ -109,6 +112,8 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   };
 
   const execute = async (sql: string, options: ExecuteOptions): Promise<ExecuteResult> => {
+    if (isAborted(options.signal))
+      throw new GatewayError('query-failed', 'The statement was cancelled before it started.');
     const conn = await acquire();
     let timedOut = false;
     let interrupter: NodeJS.Timeout | undefined;

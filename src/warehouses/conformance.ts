@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isGatewayError } from '../core/errors.ts';
+import type { GatewayError } from '../core/errors.ts';
+import type { SqlDialect } from '../core/sql/dialect.ts';
+import type { WarehouseAdapter } from './adapter.ts';
+
+/**
+ * A statement that runs for seconds on each engine, to exercise timeouts and cancellation. DuckDB has no
+ * sleep: a 10^10-row cross product it cannot shortcut stands in.
+ */
+const SLOW_SQL: Readonly<Record<SqlDialect, string>> = {
+  postgres: 'SELECT pg_sleep(5)',
+  mysql: 'SELECT SLEEP(5)',
+  duckdb: 'SELECT count(*) FROM range(100000) a, range(100000) b WHERE a.range * b.range = 7',
+  bigquery:
+    'SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 100000)) a, UNNEST(GENERATE_ARRAY(1, 100000)) b WHERE a * b = 7',
+  snowflake: 'SELECT SYSTEM$WAIT(5)',
+};
+
+export type ConformanceSetup = () => Promise<{
+  readonly adapter: WarehouseAdapter;
+  readonly cleanup: () => Promise<void>;
+}>;
+
+const rejection = async (p: Promise<unknown>): Promise<GatewayError> => {
+  try {
+    await p;
+  } catch (e) {
+    if (isGatewayError(e)) return e;
+    throw new Error(`expected a GatewayError, got ${String(e)}`, { cause: e });
+  }
+  throw new Error('expected the statement to fail, it succeeded');
+};
+
+/**
+ * The suite every adapter passes (STYLE.md: one suite, every database). `setup` returns an adapter over the
+ * TPC-H tables (the corpus or the demo dataset: region, nation, orders, lineitem, … with their keys); the
+ * suite never writes and branches only on capabilities.
+ *
+ * @example describeConformance('aurora-postgres', async () => ({ adapter, cleanup: () => adapter.close() }));
+ */
+export const describeConformance = (name: string, setup: ConformanceSetup): void => {
+  describe(`${name}: warehouse adapter conformance`, () => {
+    let adapter!: WarehouseAdapter;
+    let cleanup: () => Promise<void> = () => Promise.resolve();
+    const nationRows = async (): Promise<number> =>
+      (await adapter.execute('SELECT n_name FROM nation', { timeoutMs: 10_000 })).rows;
+
+    beforeAll(async () => {
+      ({ adapter, cleanup } = await setup());
+    });
+    afterAll(async () => {
+      await cleanup();
+    });
+
+    it('counts rows: none, one, many (beyond any batch size), with column names in order', async () => {
+      const none = await adapter.execute('SELECT n_nationkey, n_name FROM nation WHERE n_nationkey < 0', {
+        timeoutMs: 10_000,
+      });
+      expect(none).toEqual({ rows: 0, columns: ['n_nationkey', 'n_name'] });
+      const one = await adapter.execute(
+        'SELECT n_name AS b, n_nationkey AS a FROM nation WHERE n_nationkey = 1',
+        {
+          timeoutMs: 10_000,
+        },
+      );
+      expect(one).toEqual({ rows: 1, columns: ['b', 'a'] });
+      const many = await adapter.execute('SELECT a.n_nationkey FROM nation a, nation b, nation c', {
+        timeoutMs: 30_000,
+      });
+      expect(many).toEqual({ rows: 25 ** 3, columns: ['n_nationkey'] });
+    });
+
+    it('refuses a write at the connection (query-failed) and leaves the data unchanged', async (ctx) => {
+      if (!adapter.capabilities.readOnlyConnection) {
+        console.info(`${name}: read-only check skipped: capabilities.readOnlyConnection is false`);
+        ctx.skip();
+        return;
+      }
+      const error = await rejection(adapter.execute('DELETE FROM nation', { timeoutMs: 10_000 }));
+      expect(error.code).toBe('query-failed');
+      expect(await nationRows()).toBe(25);
+    });
+
+    it('reports the warehouse error as query-failed with its message', async () => {
+      const error = await rejection(
+        adapter.execute('SELECT no_such_column FROM nation', { timeoutMs: 10_000 }),
+      );
+      expect(error.code).toBe('query-failed');
+      expect(error.detail.toLowerCase()).toContain('no_such_column');
+    });
+
+    it('times out with query-timeout, promptly, and the adapter still serves', async () => {
+      const started = Date.now();
+      const error = await rejection(adapter.execute(SLOW_SQL[adapter.dialect], { timeoutMs: 300 }));
+      expect(error.code).toBe('query-timeout');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(await nationRows()).toBe(25);
+    });
+
+    it('cancels the statement when the abort signal fires, and still serves', async (ctx) => {
+      if (!adapter.capabilities.cancel) {
+        console.info(`${name}: abort skipped: capabilities.cancel is false`);
+        ctx.skip();
+        return;
+      }
+      const controller = new AbortController();
+      const started = Date.now();
+      setTimeout(() => controller.abort(), 200);
+      const error = await rejection(
+        adapter.execute(SLOW_SQL[adapter.dialect], { timeoutMs: 30_000, signal: controller.signal }),
+      );
+      expect(error.code).not.toBe('query-timeout');
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(
+        await rejection(adapter.execute('SELECT 1', { timeoutMs: 1_000, signal: controller.signal })),
+      ).toBeTruthy();
+      expect(await nationRows()).toBe(25);
+    });
+
+    it('introspects the loaded tables with columns, types and keys', async () => {
+      const catalog = await adapter.introspect();
+      const nation = catalog.tables.get('nation');
+      expect(nation?.columns.map((c) => c.name)).toEqual([
+        'n_nationkey',
+        'n_name',
+        'n_regionkey',
+        'n_comment',
+      ]);
+      expect(nation?.columns.map((c) => c.type)).toEqual(['int64', 'string', 'int64', 'string']);
+      expect(nation?.primaryKey).toEqual(['n_nationkey']);
+      expect(catalog.tables.get('orders')?.primaryKey).toEqual(['o_orderkey']);
+      expect(catalog.tables.get('lineitem')?.primaryKey).toEqual(['l_orderkey', 'l_linenumber']);
+      expect(catalog.tables.get('orders')?.columns.find((c) => c.name === 'o_orderdate')?.type).toBe('date');
+    });
+
+    it('explains a statement with estimated rows, pages and cost (capability explain)', async (ctx) => {
+      if (!adapter.capabilities.explain || !adapter.explain) {
+        console.info(`${name}: explain skipped: capabilities.explain is false`);
+        ctx.skip();
+        return;
+      }
+      const plan = await adapter.explain('SELECT l_orderkey FROM lineitem WHERE l_quantity > 10');
+      expect(plan.rowsScanned).toBeGreaterThan(0);
+      expect(plan.pages).toBeGreaterThan(0);
+      expect(plan.totalCost).toBeGreaterThan(0);
+      expect(plan.rowsReturned).toBeGreaterThanOrEqual(0);
+      const error = await rejection(adapter.explain('SELECT no_such_column FROM nation'));
+      expect(error.code).toBe('query-failed');
+    });
+
+    it('answers ping', async () => {
+      expect(await adapter.ping()).toBe(true);
+    });
+  });
+};
