@@ -198,3 +198,44 @@ export const hasWindow = (s: SelectBody): boolean =>
 /** LIMIT, OFFSET, FETCH or TOP: a row budget that filters must not cross. */
 export const hasRowLimit = (s: SelectBody): boolean =>
   [s.limit, s.offset, s.fetch, s.top].some((x) => x !== null && x !== undefined);
+
+const GROUPING_FUNCTIONS = new Set(['rollup', 'cube', 'grouping sets', 'grouping_sets']);
+
+/**
+ * The GROUP BY keys when grouping is plain (each key one expression), or undefined when there is no GROUP BY
+ * or it builds super-aggregate rows (ROLLUP, CUBE, GROUPING SETS) whose NULL keys change what filters mean.
+ */
+export const plainGroupKeys = (s: SelectBody): unknown[] | undefined => {
+  const g = s.group_by;
+  if (!isRecord(g) || !Array.isArray(g.expressions) || g.expressions.length === 0) return undefined;
+  if (g.all === true || (g.totals !== undefined && g.totals !== null && g.totals !== false)) return undefined;
+  const plain = g.expressions.every(
+    (e: unknown) =>
+      !someNode(e, (n, k) => {
+        const f = bodyOf(n, 'function');
+        return (
+          k === 'rollup' ||
+          k === 'cube' ||
+          k === 'grouping_sets' ||
+          k === 'tuple' ||
+          (f !== undefined && typeof f.name === 'string' && GROUPING_FUNCTIONS.has(f.name.toLowerCase()))
+        );
+      }),
+  );
+  return plain ? g.expressions : undefined;
+};
+
+/** Select list items as [output name (lower-cased) or undefined, expression]. */
+export const selectItems = (
+  s: SelectBody,
+): Array<{ name: string | undefined; expr: unknown; item: unknown }> =>
+  (Array.isArray(s.expressions) ? s.expressions : []).map((item: unknown) => {
+    const alias = bodyOf(item, 'alias');
+    if (alias) return { name: identName(alias.alias), expr: alias.this, item };
+    const col = bodyOf(item, 'column');
+    return { name: col ? identName(col.name) : undefined, expr: item, item };
+  });
+
+/** Whether the select list holds `*` or `t.*` (all columns of a source are then used). */
+export const hasStar = (v: unknown): boolean =>
+  someNode(v, (n, k) => k === 'star' || (k === 'column' && identName(bodyOf(n, 'column')?.name) === '*'));

@@ -1,9 +1,19 @@
 import type { RewriteRule } from '../rule.ts';
+import { dedupeInList } from './dedupe-in-list.ts';
+import { redundantDistinct } from './redundant-distinct.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
+import { subqueryOrderBy } from './subquery-order-by.ts';
+import { unusedCtes } from './unused-ctes.ts';
 
 /**
  * Every rule, in the order the engine tries them. Adding a rule is one file in this folder plus one line
- * here; `index.test.ts` fails when a rule file is not listed. Cheap clean-ups come first so later rules see
- * simpler predicates.
+ * here; `test/rewrite/rules-registered.test.ts` fails when a rule file is not listed. Cheap clean-ups come
+ * first so later rules see simpler predicates.
  */
-export const RULES: readonly RewriteRule[] = [simplifyBooleans];
+export const RULES: readonly RewriteRule[] = [
+  simplifyBooleans,
+  dedupeInList,
+  subqueryOrderBy,
+  unusedCtes,
+  redundantDistinct,
+];
