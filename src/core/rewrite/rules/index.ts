@@ -1,6 +1,7 @@
 import type { RewriteRule } from '../rule.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
 import { redundantDistinct } from './redundant-distinct.ts';
+import { sargableDates } from './sargable-dates.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
 import { subqueryOrderBy } from './subquery-order-by.ts';
 import { unusedCtes } from './unused-ctes.ts';
@@ -16,4 +17,5 @@ export const RULES: readonly RewriteRule[] = [
   subqueryOrderBy,
   unusedCtes,
   redundantDistinct,
+  sargableDates,
 ];
