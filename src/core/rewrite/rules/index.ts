@@ -1,5 +1,7 @@
 import type { RewriteRule } from '../rule.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
+import { joinElimination } from './join-elimination.ts';
+import { outerJoinSimplification } from './outer-join-simplification.ts';
 import { redundantDistinct } from './redundant-distinct.ts';
 import { sargableDates } from './sargable-dates.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
@@ -18,4 +20,6 @@ export const RULES: readonly RewriteRule[] = [
   unusedCtes,
   redundantDistinct,
   sargableDates,
+  outerJoinSimplification,
+  joinElimination,
 ];
