@@ -2,6 +2,7 @@ import type { RewriteRule } from '../rule.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
 import { joinElimination } from './join-elimination.ts';
 import { outerJoinSimplification } from './outer-join-simplification.ts';
+import { predicatePushdown } from './predicate-pushdown.ts';
 import { redundantDistinct } from './redundant-distinct.ts';
 import { sargableDates } from './sargable-dates.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
@@ -20,6 +21,7 @@ export const RULES: readonly RewriteRule[] = [
   unusedCtes,
   redundantDistinct,
   sargableDates,
+  predicatePushdown,
   outerJoinSimplification,
   joinElimination,
 ];
