@@ -1,7 +1,13 @@
 import type { Catalog } from '../catalog.ts';
 import type { SqlDialect } from '../sql/dialect.ts';
 import type { Statement } from '../sql/tree.ts';
+import { isRecord, visitObjects } from '../sql/tree.ts';
+import { parseSql } from '../sql/parse.ts';
 import { printSql } from '../sql/print.ts';
+import { sameOutputNames } from './output-names.ts';
+import type { RewriteRule, RuleContext } from './rule.ts';
+import { RULES } from './rules/index.ts';
+import { sameNode } from './tree-ops.ts';
 
 export type RewriteContext = {
   readonly dialect: SqlDialect;
@@ -14,6 +20,8 @@ export type RewriteContext = {
   readonly now: () => number;
   /** Cost of a statement by the warehouse's cost model; a rewrite rated more expensive is dropped. */
   readonly cost?: (stmt: Statement) => number;
+  /** The rules to run (default: all registered rules); tests pass one rule to see it alone. */
+  readonly rules?: readonly RewriteRule[];
 };
 
 export type RewriteOutcome = {
@@ -27,9 +35,36 @@ export type RewriteOutcome = {
   readonly reason?: string;
 };
 
+/** Rounds of all rules; a rule's output may enable another (fold → push down → eliminate), rarely more. */
+const MAX_ROUNDS = 4;
+
+/**
+ * The library prints these wrongly in MySQL (`WITH ROLLUP` moved, FULL JOIN kept though MySQL has none, `DIV`
+ * as a function), so a MySQL statement holding one is not regenerated at all.
+ */
+const mysqlPrintTrap = (stmt: Statement): string | undefined => {
+  let found: string | undefined;
+  visitObjects(stmt, (o) => {
+    if (found !== undefined) return;
+    if ('rollup' in o || 'cube' in o) found = 'ROLLUP';
+    else if ('int_div' in o) found = 'DIV';
+    else if (o.kind === 'Full' && 'this' in o && 'nesting_group' in o) found = 'FULL JOIN';
+  });
+  return found && `MySQL output of ${found} is not reliable; the original runs unchanged`;
+};
+
+const enabled = (rule: RewriteRule, ctx: RewriteContext): boolean =>
+  !ctx.disabled.has(rule.name) &&
+  rule.dialects.includes(ctx.dialect) &&
+  (!rule.needsCatalog || (ctx.catalog !== undefined && ctx.catalog.tables.size > 0));
+
 /**
  * Rewrites one parsed read-only statement. Never throws: on any error, an exceeded budget or a statement it
  * cannot show safe, it returns the original with `fallback: true` (`originalSql` is what runs then).
+ *
+ * Rules run to a fixpoint (bounded); each change is kept only when the output column names are unchanged
+ * and `ctx.cost` (when given) does not rate it more expensive. The result is printed in the input dialect
+ * and parsed back as a last check. With no change, the original text is returned as it was written.
  *
  * @example rewriteStatement(stmt, 'SELECT …', { dialect: 'postgres', disabled: new Set(), budgetMs: 50, now })
  */
@@ -45,11 +80,44 @@ export const rewriteStatement = (
     fallback: true,
     reason,
   });
+  const start = ctx.now();
+  const overBudget = (): boolean => ctx.now() - start > ctx.budgetMs;
   try {
-    const printed = printSql(stmt, ctx.dialect);
-    if (!printed.ok) return fallback(printed.message);
-    return { statement: stmt, sql: printed.sql, rulesApplied: [], fallback: false };
+    if (ctx.dialect === 'mysql') {
+      const trap = mysqlPrintTrap(stmt);
+      if (trap !== undefined) return fallback(trap);
+    }
+    const rules = (ctx.rules ?? RULES).filter((r) => enabled(r, ctx));
+    const ruleCtx: RuleContext = { dialect: ctx.dialect, ...(ctx.catalog ? { catalog: ctx.catalog } : {}) };
+    let current = stmt;
+    let currentCost = ctx.cost?.(stmt);
+    const applied: string[] = [];
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      let changed = false;
+      for (const rule of rules) {
+        if (overBudget()) return fallback('rewrite time budget exceeded');
+        const next = rule.apply(current, ruleCtx);
+        if (next === current || sameNode(next, current) || !sameOutputNames(current, next)) continue;
+        if (ctx.cost && currentCost !== undefined) {
+          const c = ctx.cost(next);
+          if (!(c <= currentCost)) continue;
+          currentCost = c;
+        }
+        current = next;
+        changed = true;
+        if (!applied.includes(rule.name)) applied.push(rule.name);
+      }
+      if (!changed) break;
+    }
+    if (applied.length === 0) return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false };
+    const printed = printSql(current, ctx.dialect);
+    if (!printed.ok) return fallback(`rewritten query could not be printed: ${printed.message}`);
+    const back = parseSql(printed.sql, ctx.dialect);
+    if (!back.ok || back.statements.length !== 1 || !isRecord(back.statements[0]))
+      return fallback('rewritten query did not parse back in its dialect');
+    if (overBudget()) return fallback('rewrite time budget exceeded');
+    return { statement: current, sql: printed.sql, rulesApplied: applied, fallback: false };
   } catch (e) {
-    return fallback(e instanceof Error ? e.message : 'rewrite failed');
+    return fallback(e instanceof Error ? `rewrite failed: ${e.message}` : 'rewrite failed');
   }
 };

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { parseSql } from '../sql/parse.ts';
+import type { Statement } from '../sql/tree.ts';
+import { rewriteStatement } from './engine.ts';
+import type { RewriteContext } from './engine.ts';
+import type { RewriteRule } from './rule.ts';
+import { WAREHOUSE_DIALECTS } from './rule.ts';
+import { simplifyBooleans } from './rules/simplify-booleans.ts';
+
+const parse = (sql: string, d: RewriteContext['dialect'] = 'postgres'): Statement => {
+  const r = parseSql(sql, d);
+  if (!r.ok || !r.statements[0]) throw new Error('parse');
+  return r.statements[0];
+};
+const base: RewriteContext = { dialect: 'postgres', disabled: new Set(), budgetMs: 100, now: () => 0 };
+const SQL = 'SELECT a FROM t WHERE 1 = 1 AND b > 2';
+
+describe('rewriteStatement', () => {
+  it('applies rules and lists them', () => {
+    const out = rewriteStatement(parse(SQL), SQL, base);
+    expect(out).toMatchObject({ sql: 'SELECT a FROM t WHERE b > 2', rulesApplied: ['simplify-booleans'] });
+  });
+  it('returns the original text untouched when no rule applies', () => {
+    const sql = 'select  a from t';
+    expect(rewriteStatement(parse(sql), sql, base)).toMatchObject({ sql, rulesApplied: [], fallback: false });
+  });
+  it('skips a disabled rule', () => {
+    const out = rewriteStatement(parse(SQL), SQL, { ...base, disabled: new Set(['simplify-booleans']) });
+    expect(out.sql).toBe(SQL);
+  });
+  it('drops a rewrite the cost model rates more expensive', () => {
+    const cost = (s: Statement) => -JSON.stringify(s).length; // shorter = dearer, to force the refusal
+    const out = rewriteStatement(parse(SQL), SQL, { ...base, cost });
+    expect(out).toMatchObject({ sql: SQL, rulesApplied: [], fallback: false });
+  });
+  it('falls back when the time budget is exceeded', () => {
+    let t = 0;
+    const out = rewriteStatement(parse(SQL), SQL, { ...base, budgetMs: 5, now: () => (t += 10) });
+    expect(out).toMatchObject({ sql: SQL, fallback: true, reason: 'rewrite time budget exceeded' });
+  });
+  it('falls back, never throws, when a rule throws', () => {
+    const boom: RewriteRule = {
+      name: 'boom',
+      needsCatalog: false,
+      dialects: WAREHOUSE_DIALECTS,
+      apply: () => {
+        throw new Error('x');
+      },
+    };
+    const out = rewriteStatement(parse(SQL), SQL, { ...base, rules: [boom] });
+    expect(out).toMatchObject({ sql: SQL, fallback: true });
+  });
+  it('refuses a change that renames an output column', () => {
+    const rename: RewriteRule = {
+      name: 'rename',
+      needsCatalog: false,
+      dialects: WAREHOUSE_DIALECTS,
+      apply: (t) =>
+        parse(JSON.stringify(t).includes('"b"') ? 'SELECT CAST(a AS DATE) FROM t' : 'SELECT a FROM t'),
+    };
+    const sql = 'SELECT CAST(b AS DATE) FROM t';
+    expect(rewriteStatement(parse(sql), sql, { ...base, rules: [rename] }).rulesApplied).toEqual([]);
+  });
+  it('does not regenerate MySQL holding ROLLUP, FULL JOIN or DIV', () => {
+    for (const sql of [
+      'SELECT a, COUNT(*) FROM t WHERE 1 = 1 GROUP BY a WITH ROLLUP',
+      'SELECT a FROM t FULL JOIN u ON t.k = u.k WHERE 1 = 1',
+      'SELECT a DIV 2 FROM t WHERE 1 = 1',
+    ]) {
+      const out = rewriteStatement(parse(sql, 'mysql'), sql, { ...base, dialect: 'mysql' });
+      expect(out.fallback).toBe(true);
+      expect(out.sql).toBe(sql);
+      expect(out.reason).toMatch(/MySQL/);
+    }
+  });
+  it('skips a rule that needs a catalog when there is none', () => {
+    const needy: RewriteRule = { ...simplifyBooleans, name: 'needy', needsCatalog: true };
+    expect(rewriteStatement(parse(SQL), SQL, { ...base, rules: [needy] }).rulesApplied).toEqual([]);
+  });
+});

@@ -1,0 +1,35 @@
+import type { Catalog } from '../catalog.ts';
+import type { SqlDialect } from '../sql/dialect.ts';
+import type { Statement } from '../sql/tree.ts';
+
+/** What a rule may know: the dialect of the tree and, when known, the warehouse's tables. */
+export type RuleContext = {
+  readonly dialect: SqlDialect;
+  readonly catalog?: Catalog;
+};
+
+/**
+ * One rewrite rule: a pure function from tree to tree that keeps the query's result (same multiset of rows,
+ * same order where ordered, same column names). It returns the very same reference when it does not apply,
+ * so the engine can tell "no change" without comparing trees.
+ *
+ * A rule states why it preserves results in its doc comment, with an example, and has golden
+ * input → output SQL per dialect beside it (`rules/<rule>.test.ts`).
+ *
+ * @example
+ * export const dedupeInList: RewriteRule = {
+ *   name: 'dedupe-in-list', needsCatalog: false, dialects: ALL_DIALECTS,
+ *   apply: (tree) => tree, // `x IN (1, 1)` → `x IN (1)`
+ * };
+ */
+export type RewriteRule = {
+  /** kebab-case, equal to its file name; what `SQLGATE_REWRITE_DISABLE` and `rules_applied` name. */
+  readonly name: string;
+  /** A rule that needs the catalog is skipped when there is none (it could not show its rewrite safe). */
+  readonly needsCatalog: boolean;
+  /** Dialects whose trees the rule understands; others are left alone. */
+  readonly dialects: readonly SqlDialect[];
+  readonly apply: (tree: Statement, ctx: RuleContext) => Statement;
+};
+
+export const WAREHOUSE_DIALECTS: readonly SqlDialect[] = ['bigquery', 'snowflake', 'postgres', 'mysql'];

@@ -1,0 +1,27 @@
+import type { RewriteRule } from '../rule.ts';
+import { dedupeInList } from './dedupe-in-list.ts';
+import { joinElimination } from './join-elimination.ts';
+import { outerJoinSimplification } from './outer-join-simplification.ts';
+import { predicatePushdown } from './predicate-pushdown.ts';
+import { redundantDistinct } from './redundant-distinct.ts';
+import { sargableDates } from './sargable-dates.ts';
+import { simplifyBooleans } from './simplify-booleans.ts';
+import { subqueryOrderBy } from './subquery-order-by.ts';
+import { unusedCtes } from './unused-ctes.ts';
+
+/**
+ * Every rule, in the order the engine tries them. Adding a rule is one file in this folder plus one line
+ * here; `test/rewrite/rules-registered.test.ts` fails when a rule file is not listed. Cheap clean-ups come
+ * first so later rules see simpler predicates.
+ */
+export const RULES: readonly RewriteRule[] = [
+  simplifyBooleans,
+  dedupeInList,
+  subqueryOrderBy,
+  unusedCtes,
+  redundantDistinct,
+  sargableDates,
+  predicatePushdown,
+  outerJoinSimplification,
+  joinElimination,
+];

@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { catalogOf } from '../../catalog.ts';
+import type { Golden } from '../testing.ts';
+import { rewriteSql } from '../testing.ts';
+import { sargableDates } from './sargable-dates.ts';
+
+const catalog = catalogOf([
+  {
+    name: 'ev',
+    columns: [
+      { name: 'ts', type: 'timestamp' },
+      { name: 'tz', type: 'timestamptz' },
+      { name: 'd', type: 'date' },
+      { name: 's', type: 'string' },
+    ],
+  },
+]);
+
+const GOLDEN: Golden[] = [
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE CAST(ts AS DATE) = '2024-01-31'",
+    "SELECT s FROM ev WHERE ts >= '2024-01-31' AND ts < '2024-02-01'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE CAST(d AS DATE) = DATE '2024-01-31'",
+    "SELECT s FROM ev WHERE d = '2024-01-31'",
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) = 1995',
+    "SELECT s FROM ev WHERE d >= '1995-01-01' AND d < '1996-01-01'",
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) BETWEEN 1995 AND 1996',
+    "SELECT s FROM ev WHERE d >= '1995-01-01' AND d < '1997-01-01'",
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM ts) <= 1995 AND 1990 < EXTRACT(YEAR FROM ts)',
+    "SELECT s FROM ev WHERE ts < '1996-01-01' AND ts >= '1991-01-01'",
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) IN (1995, 1997)',
+    "SELECT s FROM ev WHERE ((d >= '1995-01-01' AND d < '1996-01-01') OR (d >= '1997-01-01' AND d < '1998-01-01'))",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE DATE_TRUNC('month', d) = '2024-02-01'",
+    "SELECT s FROM ev WHERE d >= '2024-02-01' AND d < '2024-03-01'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE DATE_TRUNC('quarter', ts) >= '2024-04-01'",
+    "SELECT s FROM ev WHERE ts >= '2024-04-01'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE d + INTERVAL '3 days' > '2024-01-01'",
+    "SELECT s FROM ev WHERE d > '2023-12-29'",
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev WHERE NOT EXTRACT(YEAR FROM d) = 1995',
+    "SELECT s FROM ev WHERE NOT (d >= '1995-01-01' AND d < '1996-01-01')",
+  ],
+  [
+    'mysql',
+    "SELECT s FROM ev WHERE DATE(ts) = '2024-03-01'",
+    "SELECT s FROM ev WHERE ts >= '2024-03-01' AND ts < '2024-03-02'",
+  ],
+  ['mysql', 'SELECT s FROM ev WHERE YEAR(d) > 1995', "SELECT s FROM ev WHERE d >= '1996-01-01'"],
+  [
+    'mysql',
+    "SELECT s FROM ev WHERE d - INTERVAL 1 WEEK < '2024-01-01'",
+    "SELECT s FROM ev WHERE d < '2024-01-08'",
+  ],
+  [
+    'mysql',
+    "SELECT s FROM ev WHERE DATE_ADD(d, INTERVAL 2 DAY) >= '2024-01-01'",
+    "SELECT s FROM ev WHERE d >= '2023-12-30'",
+  ],
+  [
+    'bigquery',
+    "SELECT s FROM ev WHERE DATE(ts) BETWEEN '2024-01-01' AND '2024-01-31'",
+    "SELECT s FROM ev WHERE ts >= '2024-01-01' AND ts < '2024-02-01'",
+  ],
+  [
+    'bigquery',
+    "SELECT s FROM ev WHERE DATE_TRUNC(d, MONTH) = DATE '2024-03-01'",
+    "SELECT s FROM ev WHERE d >= '2024-03-01' AND d < '2024-04-01'",
+  ],
+  [
+    'bigquery',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) < 2000',
+    "SELECT s FROM ev WHERE d < '2000-01-01'",
+  ],
+  [
+    'bigquery',
+    "SELECT s FROM ev WHERE DATE_ADD(d, INTERVAL 3 DAY) > '2024-01-01'",
+    "SELECT s FROM ev WHERE d > '2023-12-29'",
+  ],
+  [
+    'snowflake',
+    "SELECT s FROM ev WHERE TO_DATE(ts) = '2024-01-01'",
+    "SELECT s FROM ev WHERE ts >= '2024-01-01' AND ts < '2024-01-02'",
+  ],
+  [
+    'snowflake',
+    "SELECT s FROM ev WHERE ts::DATE >= '2024-01-01'",
+    "SELECT s FROM ev WHERE ts >= '2024-01-01'",
+  ],
+  [
+    'snowflake',
+    'SELECT s FROM ev WHERE YEAR(d) = 1995',
+    "SELECT s FROM ev WHERE d >= '1995-01-01' AND d < '1996-01-01'",
+  ],
+  [
+    'snowflake',
+    "SELECT s FROM ev WHERE DATEADD(day, 3, d) > '2024-01-01'",
+    "SELECT s FROM ev WHERE d > '2023-12-29'",
+  ],
+  // Must not fire: unaligned DATE_TRUNC constant, TIMESTAMPTZ, string column, months, NOT IN, unknown column.
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE DATE_TRUNC('month', d) = '2024-03-15'",
+    "SELECT s FROM ev WHERE DATE_TRUNC('month', d) = '2024-03-15'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE CAST(tz AS DATE) = '2024-01-01'",
+    "SELECT s FROM ev WHERE CAST(tz AS DATE) = '2024-01-01'",
+  ],
+  ['mysql', 'SELECT s FROM ev WHERE YEAR(s) = 1995', 'SELECT s FROM ev WHERE YEAR(s) = 1995'],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE d + INTERVAL '1 month' > '2024-01-01'",
+    "SELECT s FROM ev WHERE d + INTERVAL '1 month' > '2024-01-01'",
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) NOT IN (1995)',
+    'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) NOT IN (1995)',
+  ],
+  [
+    'postgres',
+    'SELECT s FROM ev, other WHERE EXTRACT(YEAR FROM d) = 1995',
+    'SELECT s FROM ev, other WHERE EXTRACT(YEAR FROM d) = 1995',
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE CAST(ts AS DATE) = '2024-02-30'",
+    "SELECT s FROM ev WHERE CAST(ts AS DATE) = '2024-02-30'",
+  ],
+  ['postgres', 'SELECT EXTRACT(YEAR FROM d) = 1995 FROM ev', 'SELECT EXTRACT(YEAR FROM d) = 1995 FROM ev'],
+];
+
+describe('sargable-dates', () => {
+  it.each(GOLDEN)('%s: %s', (dialect, input, expected) => {
+    expect(rewriteSql(input, dialect, { rules: [sargableDates], catalog }).sql).toBe(expected);
+  });
+  it('does not fire without a catalog', () => {
+    const sql = 'SELECT s FROM ev WHERE EXTRACT(YEAR FROM d) = 1995';
+    expect(rewriteSql(sql, 'postgres', { rules: [sargableDates], catalog: null }).sql).toBe(sql);
+  });
+});

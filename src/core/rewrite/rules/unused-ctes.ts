@@ -1,0 +1,48 @@
+import { isRecord } from '../../sql/tree.ts';
+import type { RewriteRule } from '../rule.ts';
+import { WAREHOUSE_DIALECTS } from '../rule.ts';
+import { bodyOf, identName, mapTree, someNode } from '../tree-ops.ts';
+
+/** Lower-cased names of every unqualified table reference in the tree (CTE references look like these). */
+const referencedNames = (tree: unknown): Set<string> => {
+  const names = new Set<string>();
+  someNode(tree, (n, k) => {
+    const t = k === 'table' ? bodyOf(n, 'table') : undefined;
+    const name = t && (t.schema === null || t.schema === undefined) ? identName(t.name) : undefined;
+    if (name !== undefined) names.add(name);
+    return false;
+  });
+  return names;
+};
+
+/**
+ * `unused-ctes`: removes a WITH entry that nothing references (and the WITH when it becomes empty).
+ *
+ * Why results are kept: a non-recursive, read-only CTE contributes rows only where it is named in a FROM;
+ * unnamed, it is never read. A name used anywhere in the statement (even one that could be a base table of
+ * the same name) counts as used, and WITH RECURSIVE is left alone. Removing one CTE may orphan another; the
+ * engine's fixpoint removes that one next.
+ *
+ * @example `WITH a AS (SELECT 1 AS x), b AS (SELECT 2 AS y) SELECT x FROM a` → `WITH a AS (SELECT 1 AS x) SELECT x FROM a`
+ */
+export const unusedCtes: RewriteRule = {
+  name: 'unused-ctes',
+  needsCatalog: false,
+  dialects: WAREHOUSE_DIALECTS,
+  apply: (tree) => {
+    let used: Set<string> | undefined;
+    return mapTree(tree, (node, kind) => {
+      const body = bodyOf(node, kind);
+      const w = body?.with;
+      if (!body || !isRecord(w) || w.recursive === true || !Array.isArray(w.ctes)) return node;
+      used ??= referencedNames(tree);
+      const names = used;
+      const kept = w.ctes.filter((c: unknown) => {
+        const name = isRecord(c) ? identName(c.alias) : undefined;
+        return name === undefined || names.has(name);
+      });
+      if (kept.length === w.ctes.length) return node;
+      return { [kind]: { ...body, with: kept.length === 0 ? null : { ...w, ctes: kept } } };
+    });
+  },
+};
