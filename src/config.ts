@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /**
@@ -17,6 +18,9 @@ export type Config = Readonly<{
   auroraUsdPerMillionIo: number;
   auroraUsdPerAcuHour: number;
   auroraUrl: string | undefined;
+  auroraPoolSize: number;
+  auroraTls: { rejectUnauthorized: boolean; ca?: string } | undefined;
+  catalogTtlMs: number;
   duckdbPath: string | undefined;
   demoScale: number;
   statementTimeoutMs: number;
@@ -62,6 +66,14 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_AURORA_USD_PER_MILLION_IO', '0.20', 'Aurora Standard I/O price per million requests'],
   ['SQLGATE_AURORA_USD_PER_ACU_HOUR', '0.12', 'Aurora Serverless v2 price per ACU-hour'],
   ['SQLGATE_AURORA_URL', '', 'postgres://… or mysql://… : run aurora on a real database (connected mode)'],
+  ['SQLGATE_AURORA_POOL_SIZE', '10', 'connections in the Aurora pool'],
+  [
+    'SQLGATE_AURORA_TLS',
+    '',
+    'verify (TLS, verify the certificate), no-verify (TLS without verification); default: as the URL says (sslmode)',
+  ],
+  ['SQLGATE_AURORA_TLS_CA_FILE', '', 'PEM CA bundle for Aurora TLS (e.g. the Amazon RDS global bundle)'],
+  ['SQLGATE_CATALOG_TTL_MS', '300000', 'how long introspected table metadata is cached'],
   ['SQLGATE_DUCKDB_PATH', '', "the user's own DuckDB file for local mode (instead of the demo dataset)"],
   ['SQLGATE_DEMO_SCALE', '1', 'demo dataset size (1 = 75,000 orders, ~300,000 lineitem rows)'],
   ['SQLGATE_STATEMENT_TIMEOUT_MS', '30000', 'statement timeout (504 past it)'],
@@ -122,6 +134,24 @@ const url = (env: Env, name: string, schemes: readonly string[]): string | undef
   return v;
 };
 
+const auroraTls = (env: Env): Config['auroraTls'] => {
+  const mode = read(env, 'SQLGATE_AURORA_TLS');
+  const caFile = read(env, 'SQLGATE_AURORA_TLS_CA_FILE');
+  if (mode === undefined && caFile === undefined) return undefined;
+  if (mode !== undefined && mode !== 'verify' && mode !== 'no-verify') {
+    throw new ConfigError('SQLGATE_AURORA_TLS', `expected verify or no-verify, got "${mode}"`);
+  }
+  let ca: string | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile, 'utf8');
+    } catch {
+      throw new ConfigError('SQLGATE_AURORA_TLS_CA_FILE', `cannot read ${caFile}`);
+    }
+  }
+  return { rejectUnauthorized: mode !== 'no-verify', ...(ca !== undefined ? { ca } : {}) };
+};
+
 export const loadConfig = (env: Env): Config => {
   const dataDir = resolve(read(env, 'SQLGATE_DATA_DIR') ?? './.sqlgate');
   const duckdbPath = read(env, 'SQLGATE_DUCKDB_PATH');
@@ -143,6 +173,9 @@ export const loadConfig = (env: Env): Config => {
     auroraUsdPerMillionIo: num(env, 'SQLGATE_AURORA_USD_PER_MILLION_IO', 0.2),
     auroraUsdPerAcuHour: num(env, 'SQLGATE_AURORA_USD_PER_ACU_HOUR', 0.12),
     auroraUrl: url(env, 'SQLGATE_AURORA_URL', ['postgres', 'postgresql', 'mysql']),
+    auroraPoolSize: int(env, 'SQLGATE_AURORA_POOL_SIZE', 10, 1, 1000),
+    auroraTls: auroraTls(env),
+    catalogTtlMs: int(env, 'SQLGATE_CATALOG_TTL_MS', 300_000, 0, 7 * 24 * 3600 * 1000),
     duckdbPath: duckdbPath === undefined ? undefined : resolve(duckdbPath),
     demoScale: num(env, 'SQLGATE_DEMO_SCALE', 1),
     statementTimeoutMs: int(env, 'SQLGATE_STATEMENT_TIMEOUT_MS', 30_000, 10, 24 * 3600 * 1000),

@@ -1,18 +1,22 @@
 import { join } from 'node:path';
 import type { Config } from './config.ts';
+import { DEFAULT_AURORA_PRICES } from './core/cost/models/aurora-explain.ts';
 import { bigQueryByteModel } from './core/cost/models/bigquery-bytes.ts';
 import { auroraHeuristic, snowflakeHeuristic } from './core/cost/models/heuristic.ts';
+import { partitionsByConstantRanges } from './core/cost/models/partition-selector.ts';
 import { createMetrics } from './http/metrics.ts';
 import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createQueryService } from './services/run-query.ts';
+import type { OnQueryLogged, QueryService } from './services/run-query.ts';
 import { openEmbeddedDb, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import type { WarehouseAdapter } from './warehouses/adapter.ts';
+import { openAurora } from './warehouses/aurora.ts';
 import { openDuckDbLocal } from './warehouses/duckdb-local.ts';
 import { createRegistry } from './warehouses/registry.ts';
-import type { Warehouse } from './warehouses/registry.ts';
+import type { Warehouse, WarehouseRegistry } from './warehouses/registry.ts';
 
 /** Opens the state store (embedded PGlite under the data dir, or a PostgreSQL server) and migrates it. */
 export const openStore = async (config: Config): Promise<Db> => {
@@ -23,6 +27,54 @@ export const openStore = async (config: Config): Promise<Db> => {
   await migrate(db);
   return db;
 };
+
+/** Aurora: connected through SQLGATE_AURORA_URL (its scheme picks PostgreSQL or MySQL), else local on DuckDB. */
+const auroraWarehouse = (config: Config, local: WarehouseAdapter): Warehouse => {
+  const costModel = auroraHeuristic({
+    usdPerMillionIo: config.auroraUsdPerMillionIo,
+    usdPerAcuHour: config.auroraUsdPerAcuHour,
+  });
+  const pricing = {
+    usd_per_million_io: config.auroraUsdPerMillionIo,
+    usd_per_acu_hour: config.auroraUsdPerAcuHour,
+  };
+  if (config.auroraUrl === undefined) {
+    return { name: 'aurora', mode: 'local', dialect: 'postgres', adapter: local, costModel, pricing };
+  }
+  const adapter = openAurora({
+    url: config.auroraUrl,
+    poolSize: config.auroraPoolSize,
+    statementTimeoutMs: config.statementTimeoutMs,
+    catalogTtlMs: config.catalogTtlMs,
+    ...(config.auroraTls ? { tls: config.auroraTls } : {}),
+  });
+  return { name: 'aurora', mode: 'connected', dialect: adapter.dialect, adapter, costModel, pricing };
+};
+
+/** The query service as configured (rewrite switches, limits, timeouts, prices). */
+export const queryServiceFor = (
+  config: Config,
+  db: Db,
+  warehouses: WarehouseRegistry,
+  onLogged?: OnQueryLogged,
+): QueryService =>
+  createQueryService({
+    db,
+    warehouses,
+    defaultWarehouse: config.defaultWarehouse,
+    settings: {
+      budgetMs: config.rewriteBudgetMs,
+      disabled: new Set(config.rewriteDisable),
+      maxQueryBytes: config.maxQueryBytes,
+    },
+    statementTimeoutMs: config.statementTimeoutMs,
+    auroraPrices: {
+      ...DEFAULT_AURORA_PRICES,
+      usdPerMillionIoRequests: config.auroraUsdPerMillionIo,
+      usdPerAcuHour: config.auroraUsdPerAcuHour,
+    },
+    ...(onLogged ? { onLogged } : {}),
+  });
 
 /** The composition root's wiring, shared by `sqlgate serve` and the tests. */
 export const createServices = async (
@@ -39,19 +91,21 @@ export const createServices = async (
   });
   // Statistics are read once at start, not on the first request.
   await local.introspect();
-  const bigqueryPricing = {
-    usd_per_tib: config.bigqueryUsdPerTib,
-    minimum_mib_per_table: 10,
-    minimum_mib_per_query: 10,
-  };
   const warehouses: Warehouse[] = [
     {
       name: 'bigquery',
       mode: 'local',
       dialect: 'bigquery',
       adapter: local,
-      costModel: bigQueryByteModel({ usdPerTib: config.bigqueryUsdPerTib }),
-      pricing: bigqueryPricing,
+      costModel: bigQueryByteModel({
+        usdPerTib: config.bigqueryUsdPerTib,
+        partitions: partitionsByConstantRanges,
+      }),
+      pricing: {
+        usd_per_tib: config.bigqueryUsdPerTib,
+        minimum_mib_per_table: 10,
+        minimum_mib_per_query: 10,
+      },
     },
     {
       name: 'snowflake',
@@ -67,35 +121,16 @@ export const createServices = async (
         credits_per_hour: config.snowflakeWarehouseCreditsPerHour,
       },
     },
-    {
-      name: 'aurora',
-      mode: 'local',
-      dialect: 'postgres',
-      adapter: local,
-      costModel: auroraHeuristic({
-        usdPerMillionIo: config.auroraUsdPerMillionIo,
-        usdPerAcuHour: config.auroraUsdPerAcuHour,
-      }),
-      pricing: {
-        usd_per_million_io: config.auroraUsdPerMillionIo,
-        usd_per_acu_hour: config.auroraUsdPerAcuHour,
-      },
-    },
+    auroraWarehouse(config, local),
   ];
   const registry = createRegistry(warehouses);
-  const keys = createApiKeyService(db);
-  const queries = createQueryService({
+  return {
     db,
     warehouses: registry,
-    defaultWarehouse: config.defaultWarehouse,
-    settings: {
-      budgetMs: config.rewriteBudgetMs,
-      disabled: new Set(config.rewriteDisable),
-      maxQueryBytes: config.maxQueryBytes,
-    },
-    statementTimeoutMs: config.statementTimeoutMs,
-  });
-  return { db, warehouses: registry, keys, queries, metrics: createMetrics(opts.metrics ?? true) };
+    keys: createApiKeyService(db),
+    queries: queryServiceFor(config, db, registry),
+    metrics: createMetrics(opts.metrics ?? true),
+  };
 };
 
 export const closeServices = async (s: Services): Promise<void> => {

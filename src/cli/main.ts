@@ -4,6 +4,7 @@ import { createApiKeyService } from '../services/api-keys.ts';
 import { openStore } from '../runtime.ts';
 import { callAdmin } from './admin-socket.ts';
 import { keyCommands } from './keys.ts';
+import { rewriteCommand } from './rewrite.ts';
 import { serve } from './serve.ts';
 
 const USAGE = `sqlgate — SQL query gateway
@@ -14,10 +15,18 @@ Usage:
                                                   create an API key; prints only the key
   sqlgate keys list                               list keys (never the keys themselves)
   sqlgate keys revoke <id>                        revoke a key, effective immediately
+  sqlgate rewrite --warehouse W [--dialect D] [--schema FILE] [--json] [FILE...]
+                                                  print the rewritten SQL (stdin when no file)
 `;
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 const errOut = (s: string) => process.stderr.write(s.endsWith('\n') ? s : `${s}\n`);
+
+const readStdin = async (): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+};
 
 const flag = (args: string[], name: string): string | undefined => {
   const i = args.indexOf(name);
@@ -115,6 +124,8 @@ export const main = async (argv: string[]): Promise<number> => {
     }
     case 'keys':
       return keys(rest);
+    case 'rewrite':
+      return rewriteCommand(rest, { stdout: out, stderr: errOut, stdin: readStdin });
     case undefined:
     case '--help':
     case 'help':

@@ -1,6 +1,8 @@
 import type { Catalog } from '../core/catalog.ts';
 import { roundUsd } from '../core/cost/model.ts';
 import type { CostEstimate, CostMethod } from '../core/cost/model.ts';
+import { auroraExplainCost } from '../core/cost/models/aurora-explain.ts';
+import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
 import type { Statement } from '../core/sql/tree.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
 
@@ -15,7 +17,7 @@ export type CostReport = {
   assumptions: Readonly<Record<string, number | string | boolean>>;
 };
 
-/** Prices the original and the rewritten statement with the warehouse's model; nothing runs. */
+/** Prices the original and the rewritten statement with the warehouse's static model; nothing runs. */
 export const priceStatements = (
   warehouse: Warehouse,
   catalog: Catalog,
@@ -24,7 +26,11 @@ export const priceStatements = (
 ): CostReport => {
   const a: CostEstimate = warehouse.costModel.estimate(original, catalog);
   const b: CostEstimate = original === optimized ? a : warehouse.costModel.estimate(optimized, catalog);
-  const report: CostReport = {
+  return report(warehouse, a, b);
+};
+
+const report = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
+  const r: CostReport = {
     original_cost: a.usd,
     optimized_cost: b.usd,
     savings: roundUsd(a.usd - b.usd),
@@ -34,13 +40,51 @@ export const priceStatements = (
     assumptions: { ...a.assumptions, ...prefixed('optimized_', b.assumptions) },
   };
   if (a.bytes !== undefined && b.bytes !== undefined)
-    report.bytes_processed = { original: a.bytes, optimized: b.bytes };
-  return report;
+    r.bytes_processed = { original: a.bytes, optimized: b.bytes };
+  return r;
 };
 
 const prefixed = (p: string, o: Readonly<Record<string, number | string | boolean>>) =>
   Object.fromEntries(
     Object.entries(o)
-      .filter(([k]) => /bytes_billed|io_requests|rows_scanned/.test(k))
+      .filter(([k]) => /bytes_billed|io_requests|rows_scanned|acu_seconds/.test(k))
       .map(([k, v]) => [p + k, v]),
   );
+
+/**
+ * Prices from the warehouse's own plan where it has one (EXPLAIN on a connected Aurora), else with the
+ * static model. A failing EXPLAIN falls back to the model and says so in `assumptions`.
+ */
+export const priceQuery = async (
+  warehouse: Warehouse,
+  catalog: Catalog,
+  original: { stmt: Statement; sql: string },
+  optimized: { stmt: Statement; sql: string },
+  prices: AuroraPrices,
+): Promise<CostReport> => {
+  const adapter = warehouse.adapter;
+  if (warehouse.mode === 'connected' && adapter.capabilities.explain && adapter.explain) {
+    try {
+      const planA = await adapter.explain(original.sql);
+      const planB = original.sql === optimized.sql ? planA : await adapter.explain(optimized.sql);
+      const costA = auroraExplainCost(planA, prices);
+      const costB = auroraExplainCost(planB, prices);
+      const est = (c: typeof costA): CostEstimate => ({
+        usd: roundUsd(c.usd),
+        method: 'explain',
+        assumptions: c.assumptions,
+      });
+      return report(warehouse, est(costA), est(costB));
+    } catch (e) {
+      const fallback = priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
+      return {
+        ...fallback,
+        assumptions: {
+          ...fallback.assumptions,
+          explain_failed: e instanceof Error ? e.message.slice(0, 200) : 'explain failed',
+        },
+      };
+    }
+  }
+  return priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
+};

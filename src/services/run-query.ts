@@ -8,7 +8,8 @@ import type { QueryLogEntry } from '../store/query-log.ts';
 import type { Warehouse, WarehouseName, WarehouseRegistry } from '../warehouses/registry.ts';
 import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/registry.ts';
 import type { Principal } from './api-keys.ts';
-import { priceStatements } from './estimate-cost.ts';
+import { priceQuery } from './estimate-cost.ts';
+import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
 import type { CostReport } from './estimate-cost.ts';
 import { prepareQuery } from './prepare-query.ts';
 import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
@@ -52,6 +53,7 @@ export const createQueryService = (deps: {
   defaultWarehouse: WarehouseName;
   settings: RewriteSettings;
   statementTimeoutMs: number;
+  auroraPrices: AuroraPrices;
   onLogged?: OnQueryLogged;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
@@ -68,8 +70,12 @@ export const createQueryService = (deps: {
     return deps.warehouses.get(n);
   };
 
-  const costOf = (w: Warehouse, p: PreparedQuery): CostReport | undefined =>
-    p.original && p.rewrite ? priceStatements(w, p.catalog, p.original, p.rewrite.statement) : undefined;
+  const costOf = async (w: Warehouse, p: PreparedQuery, fallback = p.fallback): Promise<CostReport> => {
+    if (!p.original || !p.rewrite) return zeroCost(w);
+    const original = { stmt: p.original, sql: p.sql };
+    const optimized = fallback ? original : { stmt: p.rewrite.statement, sql: p.rewrittenSql };
+    return priceQuery(w, p.catalog, original, optimized, deps.auroraPrices);
+  };
 
   /** The SQL the adapter runs: the warehouse dialect itself, or DuckDB in local mode. */
   const executable = (w: Warehouse, stmt: Statement | undefined, sql: string): string => {
@@ -93,7 +99,7 @@ export const createQueryService = (deps: {
     cost: async ({ sql, warehouse }) => {
       const w = resolve(warehouse);
       const p = await prepareQuery(w, sql, deps.settings);
-      return costOf(w, p) ?? zeroCost(w);
+      return costOf(w, p);
     },
     run: async ({ principal, sql, warehouse, traceId, signal }) => {
       const started = performance.now();
@@ -126,10 +132,7 @@ export const createQueryService = (deps: {
           integerDivision: w.dialect === 'postgres',
           ...(signal ? { signal } : {}),
         });
-        const cost =
-          fallback && prepared.original
-            ? priceStatements(w, prepared.catalog, prepared.original, prepared.original)
-            : (costOf(w, prepared) ?? zeroCost(w));
+        const cost = await costOf(w, prepared, fallback);
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,

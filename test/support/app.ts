@@ -6,8 +6,7 @@ import type { Config } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/app.ts';
 import type { Services } from '../../src/http/services.ts';
-import { closeServices, createServices } from '../../src/runtime.ts';
-import { createQueryService } from '../../src/services/run-query.ts';
+import { closeServices, createServices, queryServiceFor } from '../../src/runtime.ts';
 
 export type TestGateway = {
   app: App;
@@ -45,17 +44,7 @@ export const startTestGateway = async (env: Record<string, string> = {}): Promis
     auth: { authorization: `Bearer ${key}` },
     variant: async (more) => {
       const cfg = loadConfig({ SQLGATE_DATA_DIR: dataDir, SQLGATE_LOG_LEVEL: 'silent', ...env, ...more });
-      const queries = createQueryService({
-        db: services.db,
-        warehouses: services.warehouses,
-        defaultWarehouse: cfg.defaultWarehouse,
-        settings: {
-          budgetMs: cfg.rewriteBudgetMs,
-          disabled: new Set(cfg.rewriteDisable),
-          maxQueryBytes: cfg.maxQueryBytes,
-        },
-        statementTimeoutMs: cfg.statementTimeoutMs,
-      });
+      const queries = queryServiceFor(cfg, services.db, services.warehouses);
       const variant = await buildApp(cfg, { ...services, queries }, { logger: false });
       variants.push(variant);
       await variant.ready();
