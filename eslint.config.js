@@ -16,15 +16,41 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'No default exports.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'No default exports.' },
+      ],
     },
   },
   {
     files: ['src/core/**/*.ts'],
     rules: {
       ...forbid([
-        { group: ['**/warehouses/**', '**/store/**', '**/jobs/**', '**/services/**', '**/http/**', '**/cli/**', '**/config*'], message: 'core is pure: it imports nothing outside core.' },
-        { group: ['fastify', 'pg', 'mysql2', '@duckdb/*', '@electric-sql/*', 'node:fs', 'node:net', 'node:http'], message: 'core does no I/O.' },
+        {
+          group: [
+            '**/warehouses/**',
+            '**/store/**',
+            '**/jobs/**',
+            '**/services/**',
+            '**/http/**',
+            '**/cli/**',
+            '**/config*',
+          ],
+          message: 'core is pure: it imports nothing outside core.',
+        },
+        {
+          group: [
+            'fastify',
+            'pg',
+            'mysql2',
+            '@duckdb/*',
+            '@electric-sql/*',
+            'node:fs',
+            'node:net',
+            'node:http',
+          ],
+          message: 'core does no I/O.',
+        },
       ]),
       'no-restricted-globals': ['error', { name: 'process', message: 'core reads no environment.' }],
     },
@@ -33,18 +59,54 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     ignores: ['src/core/sql/parse.ts', 'src/core/sql/print.ts', 'src/core/sql/polyglot.ts'],
     rules: forbid([
-      { group: ['**/warehouses/**', '**/store/**', '**/jobs/**', '**/services/**', '**/http/**', '**/cli/**', '**/config*'], message: 'core is pure.' },
-      { group: ['@polyglot-sql/*'], message: 'only src/core/sql/parse.ts and print.ts import the SQL library.' },
-      { group: ['fastify', 'pg', 'mysql2', '@duckdb/*', '@electric-sql/*', 'node:fs', 'node:net', 'node:http'], message: 'core does no I/O.' },
+      {
+        group: [
+          '**/warehouses/**',
+          '**/store/**',
+          '**/jobs/**',
+          '**/services/**',
+          '**/http/**',
+          '**/cli/**',
+          '**/config*',
+        ],
+        message: 'core is pure.',
+      },
+      {
+        group: ['@polyglot-sql/*'],
+        message: 'only src/core/sql/parse.ts and print.ts import the SQL library.',
+      },
+      {
+        group: [
+          'fastify',
+          'pg',
+          'mysql2',
+          '@duckdb/*',
+          '@electric-sql/*',
+          'node:fs',
+          'node:net',
+          'node:http',
+        ],
+        message: 'core does no I/O.',
+      },
     ]),
   },
   {
     files: ['src/services/**/*.ts', 'src/warehouses/**/*.ts', 'src/store/**/*.ts', 'src/jobs/**/*.ts'],
-    rules: forbid([{ group: ['fastify', '@fastify/*', '**/http/**', '**/cli/**'], message: 'only http and cli know the edge.' }]),
+    rules: forbid([
+      {
+        group: ['fastify', '@fastify/*', '**/http/**', '**/cli/**'],
+        message: 'only http and cli know the edge.',
+      },
+    ]),
   },
   {
     files: ['src/**/*.ts'],
     ignores: ['src/config.ts'],
-    rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'config.ts is the only reader of process.env.' }] },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'config.ts is the only reader of process.env.' },
+      ],
+    },
   },
 );
