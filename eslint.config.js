@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const forbid = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.sqlgate/**', 'test-results/**', 'bin/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', '.sqlgate/**', 'test-results/**', 'bin/**', 'scratch/**', 'eslint.config.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
