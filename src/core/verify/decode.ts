@@ -8,7 +8,7 @@ import { rawJson } from './raw-json.ts';
 
 /** True when `String(n)` denotes exactly the decimal value written as `source`. */
 export const roundTrips = (n: number, source: string): boolean =>
-  canonicalNumberText(String(n)) === canonicalNumberText(source);
+  Number.isFinite(n) && canonicalNumberText(String(n)) === canonicalNumberText(source);
 
 type ReviverContext = { source?: string } | undefined;
 
