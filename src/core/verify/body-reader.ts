@@ -104,10 +104,10 @@ export class BodyReader {
           }
           if (c !== 0x22) throw malformed('expected a member name', p);
           let q = scanString(buf, p + 1, end);
-          if (q === NEED_MORE) return this.wait(p, end);
+          if (q === NEED_MORE) return this.wait(p, end, final);
           const name = JSON.parse(new TextDecoder().decode(buf.subarray(p, q))) as string;
           while (q < end && isWs(buf[q]!)) q++;
-          if (q >= end) return this.wait(p, end);
+          if (q >= end) return this.wait(p, end, final);
           if (buf[q] !== 0x3a) throw malformed('expected :', q);
           if (name === 'original' || name === 'rewritten') {
             this.side = name === 'original' ? 0 : 1;
@@ -147,7 +147,7 @@ export class BodyReader {
             break;
           }
           const q = this.row(p, end);
-          if (q === NEED_MORE) return this.wait(p, end);
+          if (q === NEED_MORE) return this.wait(p, end, final);
           this.state = B_AFTER_ROW;
           p = q;
           break;
@@ -160,7 +160,7 @@ export class BodyReader {
           break;
         case B_OTHER: {
           const q = this.other(p, end);
-          if (q === NEED_MORE) return this.wait(p, end);
+          if (q === NEED_MORE) return this.wait(p, end, final);
           this.state = B_AFTER_MEMBER;
           p = q;
           break;
@@ -179,7 +179,13 @@ export class BodyReader {
     if (final && this.state !== B_END) throw malformed('unexpected end of body', end);
   }
 
-  private wait(p: number, end: number): void {
+  private wait(p: number, end: number, final: boolean): void {
+    if (final) {
+      const e = malformed('unexpected end of body', end);
+      throw this.state === B_ROW || this.state === B_ROW_FIRST
+        ? this.rowError(e, this.sides[this.side].length)
+        : e;
+    }
     this.pos = p;
     this.retryAt = p + 2 * (end - p);
   }
