@@ -125,6 +125,7 @@ export class BodyReader {
           break;
         }
         case B_ROWS_OPEN:
+          if (c !== 0x5b && !isValueStart(c) && c !== 0x7b) throw malformed('expected a value', p);
           if (c !== 0x5b) {
             throw new GatewayError(
               'invalid-verify-input',

@@ -180,6 +180,7 @@ function utf8At(buf: Uint8Array, p: number, end: number): number {
   return p + len;
 }
 
+/** Invalid JSON; the byte offset into the body travels in `context.offset`. */
 export function malformed(detail: string, offset: number): GatewayError {
-  return new GatewayError('malformed-json', `${detail} at byte ${offset}`, { offset });
+  return new GatewayError('malformed-json', detail, { offset });
 }
