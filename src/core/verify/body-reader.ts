@@ -2,7 +2,8 @@ import { GatewayError, isGatewayError } from '../errors.ts';
 import { canonicalText } from './canonical.ts';
 import { decodeSpan } from './decode.ts';
 import { RowTable, SideRows } from './row-table.ts';
-import { malformed, scanString } from './scan-string.ts';
+import { RowLayout, scanRow } from './scan-row.ts';
+import { dataView, malformed, scanString } from './scan-string.ts';
 import { NEED_MORE, scanValue } from './scanner.ts';
 
 export type SideName = 'original' | 'rewritten';
@@ -52,6 +53,7 @@ export class BodyReader {
   private readonly out = new Int32Array(3);
   private readonly maxDepth: number;
   private readonly canonicalCache = new Map<number, string>();
+  private readonly layout = new RowLayout();
 
   constructor(maxDepth: number) {
     this.maxDepth = maxDepth;
@@ -204,12 +206,12 @@ export class BodyReader {
     }
     let q: number;
     try {
-      q = scanValue(this.buf, p, end, this.maxDepth, this.out);
+      q = scanRow(this.buf, p, end, this.maxDepth, this.out, this.layout);
     } catch (e) {
       throw isGatewayError(e) ? this.rowError(e, index) : e;
     }
     if (q === NEED_MORE) return NEED_MORE;
-    rows.push(p, q, 0, this.out[2]!);
+    rows.push(p, q, this.out[2]!);
     const ref = this.side === 0 ? index : ~index;
     rows.id[index] = this.table.add(this.out[0]!, this.out[1]!, ref, this.side);
     return q;
@@ -241,7 +243,7 @@ export class BodyReader {
   decodeRow(ref: number): Record<string, unknown> {
     const rows = ref >= 0 ? this.sides[0] : this.sides[1];
     const i = ref >= 0 ? ref : ~ref;
-    return decodeSpan(this.buf, rows.start[i]!, rows.end[i]!, rows.flags[i] !== 0) as Record<string, unknown>;
+    return decodeSpan(this.buf, rows.start(i), rows.end(i), rows.flags[i] !== 0) as Record<string, unknown>;
   }
 
   /** Exact equality of two rows whose hashes match: equal bytes, else equal canonical text. */
@@ -250,11 +252,16 @@ export class BodyReader {
     const ia = rep >= 0 ? rep : ~rep;
     const rb = ref >= 0 ? this.sides[0] : this.sides[1];
     const ib = ref >= 0 ? ref : ~ref;
-    let a = ra.start[ia]!;
-    const aEnd = ra.end[ia]!;
-    let b = rb.start[ib]!;
-    if (aEnd - a === rb.end[ib]! - b) {
+    let a = ra.start(ia);
+    const aEnd = ra.end(ia);
+    let b = rb.start(ib);
+    if (aEnd - a === rb.end(ib) - b) {
       const buf = this.buf;
+      const dv = dataView(buf);
+      while (a + 4 <= aEnd && dv.getInt32(a, true) === dv.getInt32(b, true)) {
+        a += 4;
+        b += 4;
+      }
       while (a < aEnd && buf[a] === buf[b]) {
         a++;
         b++;

@@ -121,7 +121,7 @@ function exactLeftovers(reader: BodyReader): [number[], number[]] {
     const out = result[side];
     for (let i = 0; i < rows.length; i++) {
       const id = rows.id[i]!;
-      if (seen[id]!++ >= Math.min(table.count0[id]!, table.count1[id]!)) out.push(i);
+      if (seen[id]!++ >= Math.min(table.count(id, 0), table.count(id, 1))) out.push(i);
     }
   }
   return result;

@@ -1,19 +1,16 @@
 /**
  * Counts distinct rows per side. Rows are identified by their 64-bit canonical hash, but a hash match is
  * only accepted after `sameRow` confirms it (byte-equal spans, else equal canonical text), so a collision
- * costs a probe, never a wrong answer. Open addressing in typed arrays: no per-row objects.
+ * costs a probe, never a wrong answer. Open addressing in typed arrays, fields of one entry side by side
+ * (one cache miss per probe rather than one per field): no per-row objects.
  */
 export class RowTable {
-  /** Per distinct row: hash lanes, a representative row reference, and its count on each side. */
-  hashA = new Int32Array(1024);
-  hashB = new Int32Array(1024);
-  rep = new Int32Array(1024);
-  count0 = new Int32Array(1024);
-  count1 = new Int32Array(1024);
+  /** Per distinct row, stride 4: [hash lane B, representative row reference, count original, count rewritten]. */
+  meta = new Int32Array(4096);
   distinct = 0;
 
-  private slots = new Int32Array(2048);
-  private slotHash = new Int32Array(2048);
+  /** Per slot, stride 2: [hash lane A, distinct id + 1 (0 = empty)]. */
+  private slots = new Int32Array(4096);
   private mask = 2047;
   private readonly sameRow: (rep: number, row: number) => boolean;
 
@@ -25,86 +22,90 @@ export class RowTable {
     this.sameRow = sameRow;
   }
 
+  count(id: number, side: 0 | 1): number {
+    return this.meta[id * 4 + 2 + side]!;
+  }
+
   /** Records one occurrence of row `ref` on `side` (0 original, 1 rewritten); returns its distinct id. */
   add(a: number, b: number, ref: number, side: 0 | 1): number {
+    const slots = this.slots;
+    const meta = this.meta;
     let i = a & this.mask;
     for (;;) {
-      const s = this.slots[i]!;
+      const s = slots[2 * i + 1]!;
       if (s === 0) break;
       const id = s - 1;
-      if (this.slotHash[i] === a && this.hashB[id] === b && this.sameRow(this.rep[id]!, ref)) {
-        if (side === 0) this.count0[id]!++;
-        else this.count1[id]!++;
+      if (slots[2 * i] === a && meta[id * 4] === b && this.sameRow(meta[id * 4 + 1]!, ref)) {
+        meta[id * 4 + 2 + side]!++;
         return id;
       }
       i = (i + 1) & this.mask;
     }
     const id = this.distinct++;
-    if (id === this.hashA.length) this.growRows();
-    this.hashA[id] = a;
-    this.hashB[id] = b;
-    this.rep[id] = ref;
-    this.count0[id] = side === 0 ? 1 : 0;
-    this.count1[id] = side === 0 ? 0 : 1;
-    this.slots[i] = id + 1;
-    this.slotHash[i] = a;
+    if (id * 4 === this.meta.length) {
+      const grown = new Int32Array(this.meta.length * 2);
+      grown.set(this.meta);
+      this.meta = grown;
+    }
+    const m = id * 4;
+    this.meta[m] = b;
+    this.meta[m + 1] = ref;
+    this.meta[m + 2] = side === 0 ? 1 : 0;
+    this.meta[m + 3] = side === 0 ? 0 : 1;
+    slots[2 * i] = a;
+    slots[2 * i + 1] = id + 1;
     // Keep the load factor at or below 1/2 so probe sequences stay short.
     if (this.distinct * 2 > this.mask) this.rehash();
     return id;
   }
 
-  private growRows(): void {
-    const grow = (x: Int32Array): Int32Array<ArrayBuffer> => {
-      const y = new Int32Array(x.length * 2);
-      y.set(x);
-      return y;
-    };
-    this.hashA = grow(this.hashA);
-    this.hashB = grow(this.hashB);
-    this.rep = grow(this.rep);
-    this.count0 = grow(this.count0);
-    this.count1 = grow(this.count1);
-  }
-
   private rehash(): void {
+    const old = this.slots;
     const size = (this.mask + 1) * 2;
-    this.slots = new Int32Array(size);
-    this.slotHash = new Int32Array(size);
-    this.mask = size - 1;
-    for (let id = 0; id < this.distinct; id++) {
-      const a = this.hashA[id]!;
-      let i = a & this.mask;
-      while (this.slots[i] !== 0) i = (i + 1) & this.mask;
-      this.slots[i] = id + 1;
-      this.slotHash[i] = a;
+    const slots = new Int32Array(size * 2);
+    const mask = size - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      if (old[j + 1] === 0) continue;
+      let i = old[j]! & mask;
+      while (slots[2 * i + 1] !== 0) i = (i + 1) & mask;
+      slots[2 * i] = old[j]!;
+      slots[2 * i + 1] = old[j + 1]!;
     }
+    this.slots = slots;
+    this.mask = mask;
   }
 }
 
-/** The rows of one side as byte spans into the body, with their distinct id and scan flags. */
+/** The rows of one side: byte spans into the body (stride 2: start, end), distinct ids and scan flags. */
 export class SideRows {
-  start = new Uint32Array(1024);
-  end = new Uint32Array(1024);
+  span = new Uint32Array(2048);
   id = new Int32Array(1024);
   flags = new Uint8Array(1024);
   length = 0;
 
-  push(start: number, end: number, id: number, flags: number): void {
+  start(i: number): number {
+    return this.span[2 * i]!;
+  }
+
+  end(i: number): number {
+    return this.span[2 * i + 1]!;
+  }
+
+  push(start: number, end: number, flags: number): void {
     const n = this.length;
-    if (n === this.start.length) {
-      const grow = <T extends Uint32Array | Int32Array | Uint8Array>(x: T, make: (n: number) => T): T => {
-        const y = make(x.length * 2);
-        y.set(x);
-        return y;
-      };
-      this.start = grow(this.start, (k) => new Uint32Array(k));
-      this.end = grow(this.end, (k) => new Uint32Array(k));
-      this.id = grow(this.id, (k) => new Int32Array(k));
-      this.flags = grow(this.flags, (k) => new Uint8Array(k));
+    if (n === this.id.length) {
+      const span = new Uint32Array(this.span.length * 2);
+      span.set(this.span);
+      this.span = span;
+      const id = new Int32Array(n * 2);
+      id.set(this.id);
+      this.id = id;
+      const f = new Uint8Array(n * 2);
+      f.set(this.flags);
+      this.flags = f;
     }
-    this.start[n] = start;
-    this.end[n] = end;
-    this.id[n] = id;
+    this.span[2 * n] = start;
+    this.span[2 * n + 1] = end;
     this.flags[n] = flags;
     this.length = n + 1;
   }

@@ -1,24 +1,23 @@
 import {
   FLAG_INEXACT,
   fmix,
-  mixA,
-  mixB,
+  mixWord,
   NEED_MORE,
   SEED_NUMBER_A,
-  SEED_NUMBER_B,
+  SEED_SHORT_A,
   TOKEN,
   ZERO_A,
-  ZERO_B,
 } from './hash-mix.ts';
 import { malformed } from './scan-string.ts';
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /**
- * Hashes one JSON number by its exact decimal value: sign, significant digits (no leading or trailing
- * zeros) and the exponent E with value = 0.d1d2…dn × 10^E. So `1`, `1.0`, `10e-1` and `0.1e1` hash alike,
- * `-0` equals `0`, and 9007199254740993 differs from 9007199254740992 (no double is ever involved).
- * Sets FLAG_INEXACT when a double might not hold the value (> 15 significant digits or |E| > 290): such rows
+ * Hashes one JSON number by its exact decimal value, written as 0.D × 10^e with D its significant digits (no
+ * leading or trailing zeros). So `1`, `1.0`, `10e-1` and `0.1e1` hash alike, `-0` equals `0`, and
+ * 9007199254740993 differs from 9007199254740992: no double is ever involved. Numbers with at most 15
+ * significant digits (D exact in a double) hash D and e as integers; longer ones hash D's digits in chunks.
+ * Sets FLAG_INEXACT when a double might not hold the value (> 15 significant digits or |e| > 290): such rows
  * are decoded from their source text rather than with plain JSON.parse.
  *
  * @returns index after the number (it ends at the first byte that cannot continue it), or NEED_MORE
@@ -31,10 +30,76 @@ export function scanNumber(buf: Uint8Array, p: number, end: number): number {
     if (++p >= end) return NEED_MORE;
     c = buf[p]!;
   }
+  // Fast path, one pass: no exponent and at most 15 significant digits.
+  let d = 0;
+  let e = 0;
   const intStart = p;
-  if (c === 0x30) p++;
-  else if (isDigit(c)) while (p < end && isDigit(buf[p]!)) p++;
-  else throw malformed('invalid number', start);
+  if (c === 0x30) {
+    p++;
+  } else if (c >= 0x31 && c <= 0x39) {
+    do {
+      d = d * 10 + (c - 0x30);
+      if (++p >= end) return NEED_MORE;
+      c = buf[p]!;
+    } while (c >= 0x30 && c <= 0x39);
+    e = p - intStart;
+  } else throw malformed('invalid number', start);
+  if (p >= end) return NEED_MORE;
+  c = buf[p]!;
+  // Significant digits: all integer digits, or the fraction after its leading zeros when the integer is 0.
+  let nd = e;
+  if (c === 0x2e) {
+    const fracStart = ++p;
+    if (d === 0) {
+      while (p < end && buf[p] === 0x30) p++;
+      e = fracStart - p;
+    }
+    const sigStart = p;
+    while (p < end && (c = buf[p]!) >= 0x30 && c <= 0x39) {
+      d = d * 10 + (c - 0x30);
+      p++;
+    }
+    if (p >= end) return NEED_MORE;
+    if (p === fracStart) throw malformed('invalid number', start);
+    nd += p - sigStart;
+  }
+  if (c === 0x65 || c === 0x45 || nd > 15) return scanNumberSlow(buf, start, end);
+  if (d === 0) {
+    zeroToken();
+    return p;
+  }
+  // Trailing zeros are not significant: 1200 → 0.12e4, "1.50" → 0.15e1.
+  if (buf[p - 1] === 0x30 || buf[p - 1] === 0x2e) {
+    let q = p - 1;
+    let tz = 0;
+    for (; buf[q] === 0x30 || buf[q] === 0x2e; q--) if (buf[q] === 0x30) tz++;
+    d /= POW10[tz]!;
+  }
+  shortToken(neg, d, e);
+  return p;
+}
+
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** Token of 0.d × 10^e for an integer d < 10^15 without trailing zeros (exact in a double). */
+function shortToken(neg: boolean, d: number, e: number): void {
+  const hi = d <= 0x7fffffff ? 0 : Math.floor(d * 2.3283064365386963e-10);
+  TOKEN[0] = fmix(mixWord(SEED_SHORT_A ^ (d | 0), (hi + Math.imul(e, 0x10001)) ^ (neg ? 0x40000000 : 0)));
+  TOKEN[2] = e > 290 || e < -290 ? FLAG_INEXACT : 0;
+}
+
+function zeroToken(): void {
+  TOKEN[0] = ZERO_A;
+  TOKEN[2] = 0;
+}
+
+/** Any number, in two passes: structure first, then the significant digits and the exponent. */
+function scanNumberSlow(buf: Uint8Array, p: number, end: number): number {
+  const neg = buf[p] === 0x2d;
+  if (neg) p++;
+  const intStart = p;
+  if (buf[p] === 0x30) p++;
+  else while (p < end && isDigit(buf[p]!)) p++;
   const intEnd = p;
   let fracStart = p;
   let fracEnd = p;
@@ -42,7 +107,6 @@ export function scanNumber(buf: Uint8Array, p: number, end: number): number {
     fracStart = ++p;
     while (p < end && isDigit(buf[p]!)) p++;
     fracEnd = p;
-    if (p < end && fracEnd === fracStart) throw malformed('invalid number', start);
   }
   let exp: number | bigint = 0;
   if (p < end && (buf[p] === 0x65 || buf[p] === 0x45)) {
@@ -53,7 +117,7 @@ export function scanNumber(buf: Uint8Array, p: number, end: number): number {
     while (p < end && buf[p] === 0x30) p++;
     const sigStart = p;
     while (p < end && isDigit(buf[p]!)) p++;
-    if (p < end && p === expStart) throw malformed('invalid number', start);
+    if (p < end && p === expStart) throw malformed('invalid number', intStart);
     if (p - sigStart <= 15) {
       let v = 0;
       for (let i = sigStart; i < p; i++) v = v * 10 + (buf[i]! - 0x30);
@@ -76,57 +140,48 @@ export function scanNumber(buf: Uint8Array, p: number, end: number): number {
     while (first < fracEnd && buf[first] === 0x30) first++;
     lead += first - fracStart;
     if (first === fracEnd) {
-      TOKEN[0] = ZERO_A;
-      TOKEN[1] = ZERO_B;
-      TOKEN[2] = 0;
+      zeroToken();
       return p;
     }
   }
   let last = fracEnd > fracStart ? fracEnd - 1 : intEnd - 1;
-  for (;;) {
-    if (buf[last] === 0x2e) last--;
-    else if (buf[last] === 0x30) last--;
-    else break;
+  while (buf[last] === 0x2e || buf[last] === 0x30) last--;
+  const e: number | bigint =
+    typeof exp === 'number' ? intEnd - intStart - lead + exp : BigInt(intEnd - intStart - lead) + exp;
+  let digits = 0;
+  let value = 0;
+  for (let i = first; i <= last; i++) {
+    if (buf[i] === 0x2e) continue;
+    value = value * 10 + (buf[i]! - 0x30);
+    digits++;
   }
-  let a = mixA(SEED_NUMBER_A, neg ? 1 : 0);
-  let b = mixB(SEED_NUMBER_B, neg ? 1 : 0);
-  // Significant digits in chunks of up to 9 (an int32); chunk boundaries depend only on the digit string.
+  if (digits <= 15 && typeof e === 'number' && e >= -0x7fffffff && e <= 0x7fffffff) {
+    shortToken(neg, value, e);
+    return p;
+  }
+  let h = SEED_NUMBER_A ^ (neg ? 1 : 0);
+  // Significant digits in chunks of 9 (an int32); chunk boundaries depend only on the digit string.
   let v = 0;
   let k = 0;
-  let digits = 0;
   for (let i = first; i <= last; i++) {
-    const d = buf[i]!;
-    if (d === 0x2e) continue;
-    v = v * 10 + (d - 0x30);
-    digits++;
+    if (buf[i] === 0x2e) continue;
+    v = v * 10 + (buf[i]! - 0x30);
     if (++k === 9) {
-      a = mixA(a, v);
-      b = mixB(b, v);
+      h = mixWord(h, v);
       v = 0;
       k = 0;
     }
   }
-  if (k !== 0) {
-    a = mixA(a, v);
-    b = mixB(b, v);
-  }
-  const e: number | bigint =
-    typeof exp === 'number' ? intEnd - intStart - lead + exp : BigInt(intEnd - intStart - lead) + exp;
+  if (k !== 0) h = mixWord(h, v);
   if (typeof e === 'number' && e >= -0x7fffffff && e <= 0x7fffffff) {
-    a = mixA(a, e);
-    b = mixB(b, e);
+    h = mixWord(h, e);
   } else {
     // Only values far outside any double's range get here; hash the exponent's decimal text.
     const text = e.toString();
-    a = mixA(a, 0x7fffffff);
-    b = mixB(b, 0x7fffffff);
-    for (let i = 0; i < text.length; i++) {
-      a = mixA(a, text.charCodeAt(i));
-      b = mixB(b, text.charCodeAt(i));
-    }
+    h = mixWord(h, 0x7fffffff);
+    for (let i = 0; i < text.length; i++) h = mixWord(h, text.charCodeAt(i));
   }
-  TOKEN[0] = fmix(mixA(a, digits));
-  TOKEN[1] = fmix(mixB(b, digits));
-  TOKEN[2] = digits > 15 || typeof e !== 'number' || e > 290 || e < -290 ? FLAG_INEXACT : 0;
+  TOKEN[0] = fmix(h ^ digits);
+  TOKEN[2] = FLAG_INEXACT;
   return p;
 }

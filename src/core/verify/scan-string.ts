@@ -1,31 +1,56 @@
 import { GatewayError } from '../errors.ts';
-import { fmix, mixA, mixB, NEED_MORE, SEED_STRING_A, SEED_STRING_B, TOKEN } from './hash-mix.ts';
+import { fmix, mixWord, NEED_MORE, SEED_STRING_A, TOKEN } from './hash-mix.ts';
+
+let viewOf: Uint8Array | null = null;
+let view: DataView = new DataView(new ArrayBuffer(8));
+
+/** A DataView over `buf`, cached: word reads let the hot loop handle four bytes per step. */
+export function dataView(buf: Uint8Array): DataView {
+  if (buf !== viewOf) {
+    view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    viewOf = buf;
+  }
+  return view;
+}
 
 /**
- * Hashes one JSON string by its canonical content: the UTF-8 bytes of the unescaped text, so `"\u0041"` and
- * `"A"` hash alike. Escaped lone surrogates become their 3-byte generalised-UTF-8 form; raw bytes must be
- * valid UTF-8 (rejected otherwise, because a lenient decoder would map different invalid bytes to the same
- * U+FFFD and make equality depend on the decoder).
+ * Hashes one JSON string by its canonical content: the UTF-8 bytes of the unescaped text, taken as
+ * little-endian 32-bit words from the start of the content (the last one zero-padded) plus the byte length,
+ * so `"\u0041"` and `"A"` hash alike. Escaped lone surrogates become their 3-byte generalised-UTF-8 form; raw
+ * bytes must be valid UTF-8 (rejected otherwise, because a lenient decoder would map different invalid bytes
+ * to the same U+FFFD and make equality depend on the decoder).
  *
  * @param p index just after the opening quote
- * @returns index just after the closing quote, or NEED_MORE; the hash is left in TOKEN[0..1]
+ * @returns index just after the closing quote, or NEED_MORE; the token is left in TOKEN[0]
  */
 export function scanString(buf: Uint8Array, p: number, end: number): number {
-  let a = SEED_STRING_A;
-  let b = SEED_STRING_B;
+  const dv = dataView(buf);
+  let h = SEED_STRING_A;
   let w = 0;
   let sh = 0;
-  let n = 0;
+  // Canonical length minus raw length so far (escapes shrink or grow the content).
+  let delta = 0;
+  const start = p;
   for (;;) {
+    if (sh === 0) {
+      // Four plain bytes at a time: SWAR tests for '"', '\\', a control byte or a non-ASCII byte.
+      while (p + 4 <= end) {
+        const x = dv.getInt32(p, true);
+        const q = x ^ 0x22222222;
+        const b = x ^ 0x5c5c5c5c;
+        if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | x) & 0x80808080)
+          break;
+        h = mixWord(h, x);
+        p += 4;
+      }
+    }
     if (p >= end) return NEED_MORE;
     const c = buf[p]!;
     if (c >= 0x20 && c < 0x80 && c !== 0x22 && c !== 0x5c) {
       w |= c << sh;
       sh += 8;
-      n++;
       if (sh === 32) {
-        a = mixA(a, w);
-        b = mixB(b, w);
+        h = mixWord(h, w);
         w = 0;
         sh = 0;
       }
@@ -36,26 +61,21 @@ export function scanString(buf: Uint8Array, p: number, end: number): number {
     const q = c === 0x5c ? unescapeAt(buf, p, end) : c >= 0x80 ? utf8At(buf, p, end) : -2;
     if (q === -2) throw malformed('control character in string', p);
     if (q === NEED_MORE) return NEED_MORE;
+    delta += TMP_LEN - (q - p);
     for (let i = 0; i < TMP_LEN; i++) {
       w |= TMP[i]! << sh;
       sh += 8;
-      n++;
       if (sh === 32) {
-        a = mixA(a, w);
-        b = mixB(b, w);
+        h = mixWord(h, w);
         w = 0;
         sh = 0;
       }
     }
     p = q;
   }
-  // A partial last word plus the byte length keep "a" and "a\u0000" apart.
-  if (sh !== 0) {
-    a = mixA(a, w);
-    b = mixB(b, w);
-  }
-  TOKEN[0] = fmix(mixA(a, n));
-  TOKEN[1] = fmix(mixB(b, n));
+  // The zero-padded last word plus the length keep "a" and "a\u0000" apart.
+  if (sh !== 0) h = mixWord(h, w);
+  TOKEN[0] = fmix(h ^ (p - start + delta));
   TOKEN[2] = 0;
   return p + 1;
 }

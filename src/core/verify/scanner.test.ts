@@ -141,7 +141,7 @@ describe('RowTable', () => {
     const c = table.add(7, 7, 2, 0);
     expect(a).not.toBe(b);
     expect(c).toBe(a);
-    expect(table.count0[a]).toBe(2);
+    expect(table.count(a, 0)).toBe(2);
   });
 
   it('survives growth with many distinct rows', () => {

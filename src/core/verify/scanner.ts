@@ -1,22 +1,20 @@
 import { GatewayError } from '../errors.ts';
 import {
   FALSE_A,
-  FALSE_B,
   fmix,
-  mixA,
-  mixB,
+  fold,
+  member,
+  mixWord,
+  mixWordB,
   NEED_MORE,
   NULL_A,
-  NULL_B,
   SEED_ARRAY_A,
   SEED_ARRAY_B,
-  SEED_MEMBER_A,
-  SEED_MEMBER_B,
   SEED_OBJECT_A,
   SEED_OBJECT_B,
+  spread,
   TOKEN,
   TRUE_A,
-  TRUE_B,
 } from './hash-mix.ts';
 import { scanNumber } from './scan-number.ts';
 import { malformed, scanString } from './scan-string.ts';
@@ -38,7 +36,6 @@ let laneA = new Int32Array(64);
 let laneB = new Int32Array(64);
 let count = new Int32Array(64);
 let keyA = new Int32Array(64);
-let keyB = new Int32Array(64);
 let keyBase = new Int32Array(64);
 // Keys of the open objects, for duplicate detection.
 let keyHash = new Int32Array(256);
@@ -62,7 +59,6 @@ function growStack(): void {
   laneB = grow(laneB);
   count = grow(count);
   keyA = grow(keyA);
-  keyB = grow(keyB);
   keyBase = grow(keyBase);
 }
 
@@ -152,8 +148,10 @@ export function scanValue(
       else break;
     }
     if (p >= end) return NEED_MORE;
+    // The token of the value just completed (containers: both lanes, folded when delivered to a parent).
     let ta: number;
-    let tb: number;
+    let tb = 0;
+    let container = false;
     if (state === ST_AFTER) {
       const top = depth - 1;
       if (c === 0x2c) {
@@ -167,6 +165,7 @@ export function scanValue(
       close(buf, top);
       ta = CLOSED[0]!;
       tb = CLOSED[1]!;
+      container = true;
       depth--;
     } else if (state === ST_KEY || state === ST_KEY_OR_CLOSE) {
       const top = depth - 1;
@@ -175,13 +174,13 @@ export function scanValue(
         close(buf, top);
         ta = CLOSED[0]!;
         tb = CLOSED[1]!;
+        container = true;
         depth--;
       } else {
         if (c !== 0x22) throw malformed('expected a key', p);
         const q = scanString(buf, p + 1, end);
         if (q === NEED_MORE) return NEED_MORE;
         keyA[top] = TOKEN[0]!;
-        keyB[top] = TOKEN[1]!;
         pushKey(TOKEN[0]!, p, q);
         p = q;
         while (p < end && (buf[p] === 0x20 || buf[p] === 0x0a || buf[p] === 0x0d || buf[p] === 0x09)) p++;
@@ -197,6 +196,7 @@ export function scanValue(
         close(buf, depth - 1);
         ta = CLOSED[0]!;
         tb = CLOSED[1]!;
+        container = true;
         depth--;
       } else if (c === 0x7b || c === 0x5b) {
         if (depth >= maxDepth) {
@@ -220,24 +220,19 @@ export function scanValue(
         if (c === 0x22) {
           q = scanString(buf, p + 1, end);
           ta = TOKEN[0]!;
-          tb = TOKEN[1]!;
         } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
           q = scanNumber(buf, p, end);
           ta = TOKEN[0]!;
-          tb = TOKEN[1]!;
           flags |= TOKEN[2]!;
         } else if (c === 0x74) {
           q = literal(buf, p, end, 'true');
           ta = TRUE_A;
-          tb = TRUE_B;
         } else if (c === 0x66) {
           q = literal(buf, p, end, 'false');
           ta = FALSE_A;
-          tb = FALSE_B;
         } else if (c === 0x6e) {
           q = literal(buf, p, end, 'null');
           ta = NULL_A;
-          tb = NULL_B;
         } else {
           throw malformed('unexpected character', p);
         }
@@ -248,18 +243,19 @@ export function scanValue(
     // A value is complete: hand its token to the enclosing container, or finish.
     if (depth === 0) {
       out[0] = ta;
-      out[1] = tb;
+      out[1] = container ? tb : ta;
       out[2] = flags;
       return p;
     }
     const top = depth - 1;
+    const t = container ? fold(ta, tb) : ta;
     if (kind[top] === KIND_ARRAY) {
-      laneA[top] = mixA(laneA[top]!, ta);
-      laneB[top] = mixB(laneB[top]!, tb);
+      laneA[top] = mixWord(laneA[top]!, t);
+      laneB[top] = mixWordB(laneB[top]!, t);
     } else {
-      // Member hashes are summed, which is order-independent; fmix makes each summand well distributed.
-      laneA[top] = (laneA[top]! + fmix(mixA(mixA(SEED_MEMBER_A, keyA[top]!), ta))) | 0;
-      laneB[top] = (laneB[top]! + fmix(mixB(mixB(SEED_MEMBER_B, keyB[top]!), tb))) | 0;
+      const m = member(keyA[top]!, t);
+      laneA[top] = (laneA[top]! + m) | 0;
+      laneB[top] = (laneB[top]! + spread(m)) | 0;
     }
     count[top]!++;
     state = ST_AFTER;
@@ -271,10 +267,10 @@ function close(buf: Uint8Array, top: number): void {
   if (kind[top] === KIND_OBJECT) {
     if (n > 1) checkDuplicateKeys(buf, keyBase[top]!, keyTop);
     keyTop = keyBase[top]!;
-    CLOSED[0] = fmix(mixA(mixA(SEED_OBJECT_A, laneA[top]!), n));
-    CLOSED[1] = fmix(mixB(mixB(SEED_OBJECT_B, laneB[top]!), n));
+    CLOSED[0] = fmix(mixWord(SEED_OBJECT_A ^ n, laneA[top]!));
+    CLOSED[1] = fmix(mixWordB(SEED_OBJECT_B ^ n, laneB[top]!));
   } else {
-    CLOSED[0] = fmix(mixA(laneA[top]!, n));
-    CLOSED[1] = fmix(mixB(laneB[top]!, n));
+    CLOSED[0] = fmix(laneA[top]! ^ n);
+    CLOSED[1] = fmix(laneB[top]! ^ n);
   }
 }
