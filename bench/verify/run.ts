@@ -147,7 +147,8 @@ const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const sizes = args.rows !== undefined ? [Number(args.rows)] : [10_000, 100_000, 1_000_000];
 console.log(`node ${process.version}, ${args.url === undefined ? 'in-process' : `POST ${args.url}/verify`}`);
 console.log(
-  'rows       scenario   body MB  (a) decode+parse s  parse-only s  (b) verify s  (b)/(a)  (b)/parse  MB/s   max loop lag ms  missing/extra',
+  'rows       scenario   body MB  (a) decode+parse s  parse-only s  (b) verify s  (b)/(a)  (b)/parse  MB/s' +
+    '  cpu (b)/(a)  max loop lag ms  missing/extra',
 );
 for (const n of sizes) {
   for (const [label, fraction] of [

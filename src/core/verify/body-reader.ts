@@ -2,6 +2,7 @@ import { GatewayError, isGatewayError } from '../errors.ts';
 import { canonicalText } from './canonical.ts';
 import { decodeSpan } from './decode.ts';
 import { RowTable, SideRows } from './row-table.ts';
+import { RepeatIndex } from './repeat-index.ts';
 import { RowLayout, scanRow } from './scan-row.ts';
 import { dataView, malformed, scanString } from './scan-string.ts';
 import { NEED_MORE, scanValue } from './scanner.ts';
@@ -54,6 +55,7 @@ export class BodyReader {
   private readonly maxDepth: number;
   private readonly canonicalCache = new Map<number, string>();
   private readonly layout = new RowLayout();
+  private readonly repeats = new RepeatIndex();
 
   constructor(maxDepth: number) {
     this.maxDepth = maxDepth;
@@ -116,6 +118,7 @@ export class BodyReader {
             if (this.seen[this.side])
               throw this.problem('invalid-verify-input', `duplicate member "${name}"`, p);
             this.seen[this.side] = true;
+            this.repeats.newSide();
             this.state = B_ROWS_OPEN;
           } else {
             if (this.members.has(name))
@@ -204,17 +207,56 @@ export class BodyReader {
         index,
       });
     }
+    const buf = this.buf;
+    let prefix = 0;
+    const hashable = p + RepeatIndex.NEEDS <= end;
+    if (hashable) {
+      const dv = dataView(buf);
+      prefix = RepeatIndex.prefix(dv, p);
+      if (this.repeats.active(index)) {
+        const q = this.repeatOf(prefix, dv, p, end);
+        this.repeats.outcome(index, q >= 0);
+        if (q >= 0) return q;
+      }
+    }
     let q: number;
     try {
-      q = scanRow(this.buf, p, end, this.maxDepth, this.out, this.layout);
+      q = scanRow(buf, p, end, this.maxDepth, this.out, this.layout);
     } catch (e) {
       throw isGatewayError(e) ? this.rowError(e, index) : e;
     }
     if (q === NEED_MORE) return NEED_MORE;
     rows.push(p, q, this.out[2]!);
-    const ref = this.side === 0 ? index : ~index;
-    rows.id[index] = this.table.add(this.out[0]!, this.out[1]!, ref, this.side);
+    rows.id[index] = this.table.add(this.out[0]!, this.out[1]!, this.side === 0 ? index : ~index, this.side);
+    if (hashable) this.repeats.remember(prefix, p, q - p, this.out[2]!, rows.id[index]);
     return q;
+  }
+
+  /** If the row at p repeats a remembered row byte for byte, records it as that row; returns its end or -1. */
+  private repeatOf(prefix: number, dv: DataView, p: number, end: number): number {
+    const repeats = this.repeats;
+    const slot = repeats.lookup(prefix);
+    if (slot < 0) return -1;
+    let a = repeats.start(slot);
+    const len = repeats.length(slot);
+    if (p + len > end) return -1;
+    let b = p;
+    const aEnd = a + len;
+    while (a + 4 <= aEnd && dv.getInt32(a, true) === dv.getInt32(b, true)) {
+      a += 4;
+      b += 4;
+    }
+    while (a < aEnd && this.buf[a] === this.buf[b]) {
+      a++;
+      b++;
+    }
+    if (a !== aEnd) return -1;
+    const rows = this.sides[this.side];
+    const id = repeats.id(slot);
+    rows.push(p, p + len, repeats.inexact(slot));
+    rows.id[rows.length - 1] = id;
+    this.table.bump(id, this.side);
+    return p + len;
   }
 
   private other(p: number, end: number): number {

@@ -7,7 +7,7 @@ import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_DIFFERENCES, MAX_MAX_DEPTH, MAX_MAX_DIFF
 import type { DifferenceEntry, JsonRow, VerifyLimits, VerifyOptions, VerifyResult } from './types.ts';
 
 const MAX_BUFFER = 0xffffffff; // row spans are stored as Uint32
-const DEFAULT_YIELD_EVERY = 4 * 1024 * 1024;
+const DEFAULT_YIELD_EVERY = 1024 * 1024;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -5,8 +5,10 @@
  * (one cache miss per probe rather than one per field): no per-row objects.
  */
 export class RowTable {
-  /** Per distinct row, stride 4: [hash lane B, representative row reference, count original, count rewritten]. */
-  meta = new Int32Array(4096);
+  /** Per distinct row, stride 2: [hash lane B, representative row reference]. */
+  meta = new Int32Array(2048);
+  /** Per distinct row: occurrences on each side (dense arrays, so counting stays in cache). */
+  counts: [Int32Array, Int32Array] = [new Int32Array(1024), new Int32Array(1024)];
   distinct = 0;
 
   /** Per slot, stride 2: [hash lane A, distinct id + 1 (0 = empty)]. */
@@ -23,7 +25,12 @@ export class RowTable {
   }
 
   count(id: number, side: 0 | 1): number {
-    return this.meta[id * 4 + 2 + side]!;
+    return this.counts[side][id]!;
+  }
+
+  /** Records one more occurrence of distinct row `id` on `side`. */
+  bump(id: number, side: 0 | 1): void {
+    this.counts[side][id]!++;
   }
 
   /** Records one occurrence of row `ref` on `side` (0 original, 1 rewritten); returns its distinct id. */
@@ -35,23 +42,25 @@ export class RowTable {
       const s = slots[2 * i + 1]!;
       if (s === 0) break;
       const id = s - 1;
-      if (slots[2 * i] === a && meta[id * 4] === b && this.sameRow(meta[id * 4 + 1]!, ref)) {
-        meta[id * 4 + 2 + side]!++;
+      if (slots[2 * i] === a && meta[id * 2] === b && this.sameRow(meta[id * 2 + 1]!, ref)) {
+        this.counts[side][id]!++;
         return id;
       }
       i = (i + 1) & this.mask;
     }
     const id = this.distinct++;
-    if (id * 4 === this.meta.length) {
-      const grown = new Int32Array(this.meta.length * 2);
-      grown.set(this.meta);
-      this.meta = grown;
+    if (id === this.counts[0].length) {
+      const grow = (x: Int32Array, n: number): Int32Array<ArrayBuffer> => {
+        const y = new Int32Array(n);
+        y.set(x);
+        return y;
+      };
+      this.meta = grow(this.meta, this.meta.length * 2);
+      this.counts = [grow(this.counts[0], id * 2), grow(this.counts[1], id * 2)];
     }
-    const m = id * 4;
-    this.meta[m] = b;
-    this.meta[m + 1] = ref;
-    this.meta[m + 2] = side === 0 ? 1 : 0;
-    this.meta[m + 3] = side === 0 ? 0 : 1;
+    this.meta[id * 2] = b;
+    this.meta[id * 2 + 1] = ref;
+    this.counts[side][id] = 1;
     slots[2 * i] = a;
     slots[2 * i + 1] = id + 1;
     // Keep the load factor at or below 1/2 so probe sequences stay short.

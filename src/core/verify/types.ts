@@ -30,7 +30,7 @@ export interface VerifyLimits {
   maxBodyBytes?: number;
   /** Deepest nesting of objects/arrays inside a row (the row itself is level 1). Default 256, cap 1000. */
   maxDepth?: number;
-  /** Bytes scanned between yields to the event loop. Default 4 MiB. */
+  /** Bytes scanned between yields to the event loop. Default 1 MiB. */
   yieldEveryBytes?: number;
 }
 
