@@ -142,8 +142,6 @@ async function timeVerify(
   return { s, cpu, result, maxLagMs: lag.max / 1e6 };
 }
 
-const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
-
 const sizes = args.rows !== undefined ? [Number(args.rows)] : [10_000, 100_000, 1_000_000];
 console.log(`node ${process.version}, ${args.url === undefined ? 'in-process' : `POST ${args.url}/verify`}`);
 console.log(
@@ -165,12 +163,10 @@ for (const n of sizes) {
     let cpuB = Infinity;
     let last: VerifyResult | undefined;
     for (let k = 0; k < repeat; k++) {
-      gc();
       const p = timeParse(body);
       a = Math.min(a, p.decodeParse);
       parseOnly = Math.min(parseOnly, p.parseOnly);
       cpuA = Math.min(cpuA, p.cpu);
-      gc();
       const v = await timeVerify(body);
       b = Math.min(b, v.s);
       cpuB = Math.min(cpuB, v.cpu);

@@ -2,7 +2,7 @@ import { GatewayError, isGatewayError } from '../errors.ts';
 import { canonicalText } from './canonical.ts';
 import { decodeSpan } from './decode.ts';
 import { RowTable, SideRows } from './row-table.ts';
-import { RepeatIndex } from './repeat-index.ts';
+import { equalBytes, RepeatIndex } from './repeat-index.ts';
 import { RowLayout, scanRow } from './scan-row.ts';
 import { dataView, malformed, scanString } from './scan-string.ts';
 import { NEED_MORE, scanValue } from './scanner.ts';
@@ -94,7 +94,7 @@ export class BodyReader {
         case B_START:
           if (c !== 0x7b) {
             if (!isValueStart(c)) throw malformed('unexpected character', p);
-            throw this.problem('invalid-verify-input', 'the body must be a JSON object', p);
+            throw new GatewayError('invalid-verify-input', 'the body must be a JSON object', { offset: p });
           }
           this.state = B_MEMBER_FIRST;
           p++;
@@ -116,13 +116,13 @@ export class BodyReader {
           if (name === 'original' || name === 'rewritten') {
             this.side = name === 'original' ? 0 : 1;
             if (this.seen[this.side])
-              throw this.problem('invalid-verify-input', `duplicate member "${name}"`, p);
+              throw new GatewayError('invalid-verify-input', `duplicate member "${name}"`, { offset: p });
             this.seen[this.side] = true;
             this.repeats.newSide();
             this.state = B_ROWS_OPEN;
           } else {
             if (this.members.has(name))
-              throw this.problem('invalid-verify-input', `duplicate member "${name}"`, p);
+              throw new GatewayError('invalid-verify-input', `duplicate member "${name}"`, { offset: p });
             this.member = name;
             this.state = B_OTHER;
           }
@@ -214,7 +214,7 @@ export class BodyReader {
       const dv = dataView(buf);
       prefix = RepeatIndex.prefix(dv, p);
       if (this.repeats.active(index)) {
-        const q = this.repeatOf(prefix, dv, p, end);
+        const q = this.repeatOf(prefix, p, end);
         this.repeats.outcome(index, q >= 0);
         if (q >= 0) return q;
       }
@@ -233,30 +233,16 @@ export class BodyReader {
   }
 
   /** If the row at p repeats a remembered row byte for byte, records it as that row; returns its end or -1. */
-  private repeatOf(prefix: number, dv: DataView, p: number, end: number): number {
-    const repeats = this.repeats;
-    const slot = repeats.lookup(prefix);
+  private repeatOf(prefix: number, p: number, end: number): number {
+    const slot = this.repeats.match(prefix, this.buf, p, end);
     if (slot < 0) return -1;
-    let a = repeats.start(slot);
-    const len = repeats.length(slot);
-    if (p + len > end) return -1;
-    let b = p;
-    const aEnd = a + len;
-    while (a + 4 <= aEnd && dv.getInt32(a, true) === dv.getInt32(b, true)) {
-      a += 4;
-      b += 4;
-    }
-    while (a < aEnd && this.buf[a] === this.buf[b]) {
-      a++;
-      b++;
-    }
-    if (a !== aEnd) return -1;
     const rows = this.sides[this.side];
-    const id = repeats.id(slot);
-    rows.push(p, p + len, repeats.inexact(slot));
+    const id = this.repeats.id(slot);
+    const q = p + this.repeats.length(slot);
+    rows.push(p, q, this.repeats.inexact(slot));
     rows.id[rows.length - 1] = id;
     this.table.bump(id, this.side);
-    return p + len;
+    return q;
   }
 
   private other(p: number, end: number): number {
@@ -277,10 +263,6 @@ export class BodyReader {
     return new GatewayError(e.code, `${side}[${index}]: ${e.detail}`, { ...e.context, side, index });
   }
 
-  private problem(code: 'invalid-verify-input', detail: string, offset: number): GatewayError {
-    return new GatewayError(code, detail, { offset });
-  }
-
   /** Decodes row `ref` (`i` original, `~i` rewritten). */
   decodeRow(ref: number): Record<string, unknown> {
     const rows = ref >= 0 ? this.sides[0] : this.sides[1];
@@ -294,22 +276,9 @@ export class BodyReader {
     const ia = rep >= 0 ? rep : ~rep;
     const rb = ref >= 0 ? this.sides[0] : this.sides[1];
     const ib = ref >= 0 ? ref : ~ref;
-    let a = ra.start(ia);
-    const aEnd = ra.end(ia);
-    let b = rb.start(ib);
-    if (aEnd - a === rb.end(ib) - b) {
-      const buf = this.buf;
-      const dv = dataView(buf);
-      while (a + 4 <= aEnd && dv.getInt32(a, true) === dv.getInt32(b, true)) {
-        a += 4;
-        b += 4;
-      }
-      while (a < aEnd && buf[a] === buf[b]) {
-        a++;
-        b++;
-      }
-      if (a === aEnd) return true;
-    }
+    const len = ra.end(ia) - ra.start(ia);
+    if (len === rb.end(ib) - rb.start(ib) && equalBytes(this.buf, ra.start(ia), rb.start(ib), len))
+      return true;
     let canon = this.canonicalCache.get(rep);
     if (canon === undefined) {
       canon = canonicalText(this.decodeRow(rep));

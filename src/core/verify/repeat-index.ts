@@ -1,4 +1,20 @@
 import { fmix, mixWord } from './hash-mix.ts';
+import { dataView } from './scan-string.ts';
+
+/** Whether buf[a, a+len) and buf[b, b+len) hold the same bytes (four at a time). */
+export function equalBytes(buf: Uint8Array, a: number, b: number, len: number): boolean {
+  const dv = dataView(buf);
+  const end = a + len;
+  while (a + 4 <= end && dv.getInt32(a, true) === dv.getInt32(b, true)) {
+    a += 4;
+    b += 4;
+  }
+  while (a < end && buf[a] === buf[b]) {
+    a++;
+    b++;
+  }
+  return a === end;
+}
 
 const PREFIX_WORDS = 16;
 
@@ -50,6 +66,14 @@ export class RepeatIndex {
       if (this.slots[i] === hash) return i;
     }
     return -1;
+  }
+
+  /** The slot of a remembered row whose bytes the bytes at p repeat exactly, or -1. */
+  match(prefix: number, buf: Uint8Array, p: number, end: number): number {
+    const slot = this.lookup(prefix);
+    if (slot < 0) return -1;
+    const len = this.length(slot);
+    return p + len <= end && equalBytes(buf, this.start(slot), p, len) ? slot : -1;
   }
 
   start(slot: number): number {
