@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { verifyJsonBody } from './compare.ts';
+import { verifyJsonBody, verifyRows } from './compare.ts';
+import { rawJson } from './raw-json.ts';
 import type { VerifyOptions, VerifyResult } from './types.ts';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -238,5 +239,17 @@ describe('repeated rows (byte-identical rows are recognised without rescanning)'
     );
     expect(r.summary).toMatchObject({ missing: 1, extra: 1 });
     expect(r.differences.map((d) => d.row)).toEqual([602, 602]);
+  });
+});
+
+describe('verifyRows (rows already in memory)', () => {
+  it('compares parsed rows with the same semantics, raw JSON numbers included', async () => {
+    const r = await verifyRows(
+      [{ a: 1, b: rawJson('9007199254740993') }, { a: 2 }],
+      [{ a: 2 }, { b: rawJson('9007199254740992'), a: 1.0 }],
+    );
+    expect(r.summary).toMatchObject({ missing: 1, extra: 1 });
+    expect(JSON.stringify(r.differences[0]!.original)).toBe('{"a":1,"b":9007199254740993}');
+    expect((await verifyRows([{ x: 'é' }], [{ x: 'é' }])).equal).toBe(true);
   });
 });

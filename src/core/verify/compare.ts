@@ -2,6 +2,7 @@ import { GatewayError } from '../errors.ts';
 import { BodyReader } from './body-reader.ts';
 import type { ResolvedTolerance } from './canonical.ts';
 import { resolveLeftovers } from './leftovers.ts';
+import { dataView } from './scan-string.ts';
 import type { Leftovers } from './leftovers.ts';
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_DIFFERENCES, MAX_MAX_DEPTH, MAX_MAX_DIFFERENCES } from './types.ts';
 import type { DifferenceEntry, JsonRow, VerifyLimits, VerifyOptions, VerifyResult } from './types.ts';
@@ -13,8 +14,11 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /**
  * Compares the two result sets of a POST /verify body, the one comparison shared by the HTTP route and the
- * CLI. Scans the raw bytes once: each row is hashed by its canonical form (sorted keys, exact decimal
- * numbers, unescaped strings) and counted per side; only rows left unmatched are decoded.
+ * CLI. Scans the raw bytes once, streaming when given chunks (e.g. a Node request, which is an
+ * AsyncIterable<Uint8Array>), yielding to the event loop every `limits.yieldEveryBytes`: each row is hashed by
+ * its canonical form (sorted keys, exact decimal numbers, unescaped strings) and counted per side; a row that
+ * repeats an earlier row byte for byte is recognised without rescanning; only rows left unmatched are
+ * decoded. Exact: a hash match only counts once the row bytes (or their canonical text) are confirmed equal.
  *
  * Semantics: rows compare as a multiset (order ignored). Rows are equal when they have the same keys and
  * equal values (null ≠ absent; numbers by exact decimal value, `1` = `1.0` = `1e0`, 9007199254740993 ≠
@@ -45,30 +49,12 @@ export async function verifyJsonBody(
   const maxBytes = Math.min(options.maxBodyBytes ?? MAX_BUFFER, MAX_BUFFER);
   const step = Math.max(options.yieldEveryBytes ?? DEFAULT_YIELD_EVERY, 1024);
   const reader = new BodyReader(maxDepth);
-  const tooLarge = (): GatewayError =>
-    new GatewayError('payload-too-large', `the body exceeds ${maxBytes} bytes`, { limit: maxBytes });
 
-  if (body instanceof Uint8Array) {
-    if (body.length > maxBytes) throw tooLarge();
-    reader.adopt(body);
-    for (let end = Math.min(step, body.length); ; end = Math.min(end + step, body.length)) {
-      reader.run(end, end === body.length);
-      if (end === body.length) break;
-      await yieldToEventLoop();
-    }
-  } else {
-    let sinceYield = 0;
-    for await (const chunk of body) {
-      if (reader.len + chunk.length > maxBytes) throw tooLarge();
-      reader.append(chunk);
-      reader.run(reader.len, false);
-      sinceYield += chunk.length;
-      if (sinceYield >= step) {
-        sinceYield = 0;
-        await yieldToEventLoop();
-      }
-    }
-    reader.run(reader.len, true);
+  try {
+    await scan(reader, body, maxBytes, step);
+  } finally {
+    // The DataView cache would otherwise keep the whole body alive until the next request.
+    dataView(EMPTY);
   }
 
   for (const [i, side] of (['original', 'rewritten'] as const).entries()) {
@@ -96,6 +82,40 @@ export async function verifyJsonBody(
     pause: yieldToEventLoop,
   });
   return buildResult(left, reader.sides[0].length, reader.sides[1].length, maxDifferences, decode);
+}
+
+const EMPTY = new Uint8Array(0);
+
+async function scan(
+  reader: BodyReader,
+  body: Uint8Array | AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  step: number,
+): Promise<void> {
+  const tooLarge = (): GatewayError =>
+    new GatewayError('payload-too-large', `the body exceeds ${maxBytes} bytes`, { limit: maxBytes });
+  if (body instanceof Uint8Array) {
+    if (body.length > maxBytes) throw tooLarge();
+    reader.adopt(body);
+    for (let end = Math.min(step, body.length); ; end = Math.min(end + step, body.length)) {
+      reader.run(end, end === body.length);
+      if (end === body.length) break;
+      await yieldToEventLoop();
+    }
+  } else {
+    let sinceYield = 0;
+    for await (const chunk of body) {
+      if (reader.len + chunk.length > maxBytes) throw tooLarge();
+      reader.append(chunk);
+      reader.run(reader.len, false);
+      sinceYield += chunk.length;
+      if (sinceYield >= step) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+    }
+    reader.run(reader.len, true);
+  }
 }
 
 /**
