@@ -9,6 +9,7 @@ import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createQueryService } from './services/run-query.ts';
 import type { OnQueryLogged, QueryService } from './services/run-query.ts';
+import { createVerifyService } from './services/verify-results.ts';
 import { openEmbeddedDb, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -129,6 +130,7 @@ export const createServices = async (
     warehouses: registry,
     keys: createApiKeyService(db),
     queries: queryServiceFor(config, db, registry),
+    verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
     metrics: createMetrics(opts.metrics ?? true),
   };
 };

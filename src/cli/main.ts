@@ -6,6 +6,7 @@ import { callAdmin } from './admin-socket.ts';
 import { keyCommands } from './keys.ts';
 import { rewriteCommand } from './rewrite.ts';
 import { serve } from './serve.ts';
+import { verifyCommand } from './verify.ts';
 
 const USAGE = `sqlgate — SQL query gateway
 
@@ -17,6 +18,8 @@ Usage:
   sqlgate keys revoke <id>                        revoke a key, effective immediately
   sqlgate rewrite --warehouse W [--dialect D] [--schema FILE] [--json] [FILE...]
                                                   print the rewritten SQL (stdin when no file)
+  sqlgate verify ORIGINAL.json REWRITTEN.json [--key a,b] [--json]
+                                                  compare two result sets; exit 0 equal, 1 not, 2 bad input
 `;
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
@@ -124,6 +127,8 @@ export const main = async (argv: string[]): Promise<number> => {
     }
     case 'keys':
       return keys(rest);
+    case 'verify':
+      return verifyCommand(rest, { stdout: out, stderr: errOut });
     case 'rewrite':
       return rewriteCommand(rest, { stdout: out, stderr: errOut, stdin: readStdin });
     case undefined:

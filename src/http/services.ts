@@ -2,6 +2,7 @@ import type { Db } from '../store/db.ts';
 import type { WarehouseRegistry } from '../warehouses/registry.ts';
 import type { ApiKeyService } from '../services/api-keys.ts';
 import type { QueryService } from '../services/run-query.ts';
+import type { VerifyService } from '../services/verify-results.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
@@ -10,5 +11,6 @@ export type Services = {
   readonly warehouses: WarehouseRegistry;
   readonly keys: ApiKeyService;
   readonly queries: QueryService;
+  readonly verify: VerifyService;
   readonly metrics: Metrics;
 };

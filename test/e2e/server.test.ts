@@ -29,7 +29,8 @@ beforeAll(async () => {
   server.stdout.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const deadline = Date.now() + 90_000;
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
+  // The banner's last line says the start is complete.
+  while (!/Try: curl/.test(output)) {
     if (Date.now() > deadline || server.exitCode !== null)
       throw new Error(`server did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));

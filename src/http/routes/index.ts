@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts';
 import type { Services } from '../services.ts';
 import { registerCostRoute } from './cost.ts';
 import { registerQueryRoute } from './query.ts';
+import { registerVerifyRoute } from './verify.ts';
 import { registerWarehousesRoute } from './warehouses.ts';
 
 /** Every bearer-authenticated API route. Adding one: a file here and one line below. */
@@ -14,5 +15,5 @@ export const registerApiRoutes = async (
   registerQueryRoute(api, services);
   registerCostRoute(api, services);
   registerWarehousesRoute(api, services, config);
-  await Promise.resolve();
+  await registerVerifyRoute(api, services, config.maxBodyBytes);
 };

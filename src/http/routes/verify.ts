@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../../core/errors.ts';
+import type { Services } from '../services.ts';
+import { AUTH_ERRORS, problems } from '../schemas/common.ts';
+import { VerifyRequest, VerifyResultSchema } from '../schemas/verify.ts';
+
+/**
+ * POST /verify reads the body as it streams in: the comparison scans the raw bytes and never builds the
+ * request's objects, so the usual JSON parser is replaced for this route only. The schema documents the
+ * body; the scanner validates it (422 naming the side and index).
+ */
+export const registerVerifyRoute = async (
+  api: FastifyInstance,
+  services: Services,
+  maxBodyBytes: number,
+): Promise<void> => {
+  await api.register((scope, _opts, done) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', (req, payload, next) => {
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > maxBodyBytes) {
+        next(
+          new GatewayError('payload-too-large', `The request body is larger than ${maxBodyBytes} bytes.`, {
+            limit: maxBodyBytes,
+          }),
+          undefined,
+        );
+        return;
+      }
+      next(null, payload);
+    });
+    scope.post(
+      '/verify',
+      {
+        schema: {
+          operationId: 'verifyResults',
+          summary:
+            'Compare two result sets for semantic equality (multiset, exact decimal numbers, null ≠ absent)',
+          tags: ['verify'],
+          body: VerifyRequest,
+          response: { 200: VerifyResultSchema, ...problems(400, 413, 415, 422, ...AUTH_ERRORS) },
+        },
+        validatorCompiler: () => () => true,
+      },
+      async (req, reply) => {
+        const result = await services.verify.verifyBody(req.body as AsyncIterable<Uint8Array>);
+        // Big numbers in differences are JSON.rawJSON values: JSON.stringify writes them exactly.
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify(result));
+      },
+    );
+    done();
+  });
+};
