@@ -1,5 +1,7 @@
 import { join } from 'node:path';
+import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
+import { RULES } from './core/rewrite/rules/index.ts';
 import { DEFAULT_AURORA_PRICES } from './core/cost/models/aurora-explain.ts';
 import { bigQueryByteModel } from './core/cost/models/bigquery-bytes.ts';
 import { auroraHeuristic, snowflakeHeuristic } from './core/cost/models/heuristic.ts';
@@ -82,6 +84,14 @@ export const createServices = async (
   config: Config,
   opts: { progress: (m: string) => void; metrics?: boolean },
 ): Promise<Services> => {
+  const known = new Set(RULES.map((r) => r.name));
+  const unknown = config.rewriteDisable.filter((r) => !known.has(r));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      'SQLGATE_REWRITE_DISABLE',
+      `unknown rule ${unknown.join(', ')}; rules: ${[...known].join(', ')}`,
+    );
+  }
   const db = await openStore(config);
   const local: WarehouseAdapter = await openDuckDbLocal({
     ...(config.duckdbPath !== undefined ? { path: config.duckdbPath } : {}),

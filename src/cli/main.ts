@@ -143,6 +143,10 @@ export const main = async (argv: string[]): Promise<number> => {
 };
 
 const code = await main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof ConfigError) {
+    errOut(`sqlgate: invalid configuration: ${e.message}`);
+    return 2;
+  }
   errOut(`sqlgate: ${e instanceof Error ? e.message : String(e)}`);
   return 1;
 });
