@@ -4,8 +4,38 @@ import tseslint from 'typescript-eslint';
 /** Imports point inward (STYLE.md): one restriction per folder. */
 const forbid = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
+const OUTSIDE_CORE = {
+  group: [
+    '**/warehouses/**',
+    '**/store/**',
+    '**/jobs/**',
+    '**/services/**',
+    '**/http/**',
+    '**/cli/**',
+    '**/config*',
+  ],
+  message: 'core is pure: it imports nothing outside core.',
+};
+const SQL_LIBRARY = {
+  group: ['@polyglot-sql/*'],
+  message: 'only src/core/sql/parse.ts and print.ts import the SQL library.',
+};
+const CORE_IO = {
+  group: ['fastify', 'pg', 'mysql2', '@duckdb/*', '@electric-sql/*', 'node:fs', 'node:net', 'node:http'],
+  message: 'core does no I/O.',
+};
+
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.sqlgate/**', 'test-results/**', 'bin/**', 'scratch/**', 'eslint.config.js'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.sqlgate/**',
+      'test-results/**',
+      'bin/**',
+      'scratch/**',
+      'eslint.config.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -25,70 +55,14 @@ export default tseslint.config(
   {
     files: ['src/core/**/*.ts'],
     rules: {
-      ...forbid([
-        {
-          group: [
-            '**/warehouses/**',
-            '**/store/**',
-            '**/jobs/**',
-            '**/services/**',
-            '**/http/**',
-            '**/cli/**',
-            '**/config*',
-          ],
-          message: 'core is pure: it imports nothing outside core.',
-        },
-        {
-          group: [
-            'fastify',
-            'pg',
-            'mysql2',
-            '@duckdb/*',
-            '@electric-sql/*',
-            'node:fs',
-            'node:net',
-            'node:http',
-          ],
-          message: 'core does no I/O.',
-        },
-      ]),
+      ...forbid([OUTSIDE_CORE, SQL_LIBRARY, CORE_IO]),
       'no-restricted-globals': ['error', { name: 'process', message: 'core reads no environment.' }],
     },
   },
   {
-    files: ['src/core/**/*.ts'],
-    ignores: ['src/core/sql/parse.ts', 'src/core/sql/print.ts', 'src/core/sql/polyglot.ts'],
-    rules: forbid([
-      {
-        group: [
-          '**/warehouses/**',
-          '**/store/**',
-          '**/jobs/**',
-          '**/services/**',
-          '**/http/**',
-          '**/cli/**',
-          '**/config*',
-        ],
-        message: 'core is pure.',
-      },
-      {
-        group: ['@polyglot-sql/*'],
-        message: 'only src/core/sql/parse.ts and print.ts import the SQL library.',
-      },
-      {
-        group: [
-          'fastify',
-          'pg',
-          'mysql2',
-          '@duckdb/*',
-          '@electric-sql/*',
-          'node:fs',
-          'node:net',
-          'node:http',
-        ],
-        message: 'core does no I/O.',
-      },
-    ]),
+    // The SQL layer's two files are the only importers of the SQL library.
+    files: ['src/core/sql/parse.ts', 'src/core/sql/print.ts', 'src/core/sql/polyglot.ts'],
+    rules: forbid([OUTSIDE_CORE, CORE_IO]),
   },
   {
     files: ['src/services/**/*.ts', 'src/warehouses/**/*.ts', 'src/store/**/*.ts', 'src/jobs/**/*.ts'],
