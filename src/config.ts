@@ -27,6 +27,9 @@ export type Config = Readonly<{
   webhookAllowPrivateNetworks: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   publicUrl: string | undefined;
+  sessionTtlMinutes: number;
+  trustProxy: boolean;
+  dashboardSecret: string | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -72,6 +75,17 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
+  ['SQLGATE_SESSION_TTL_MINUTES', '720', 'dashboard sign-in lifetime'],
+  [
+    'SQLGATE_TRUST_PROXY',
+    'false',
+    'trust X-Forwarded-For/-Proto from a reverse proxy (client IP for sign-in limits, Secure cookies)',
+  ],
+  [
+    'SQLGATE_DASHBOARD_SECRET',
+    '',
+    'key signing the dashboard sign-in forms (set it when several processes serve one state store)',
+  ],
 ];
 
 const read = (env: Env, name: string): string | undefined => {
@@ -122,6 +136,12 @@ const url = (env: Env, name: string, schemes: readonly string[]): string | undef
   return v;
 };
 
+const secret = (env: Env, name: string): string | undefined => {
+  const v = read(env, name);
+  if (v !== undefined && v.length < 32) throw new ConfigError(name, 'expected at least 32 characters');
+  return v;
+};
+
 export const loadConfig = (env: Env): Config => {
   const dataDir = resolve(read(env, 'SQLGATE_DATA_DIR') ?? './.sqlgate');
   const duckdbPath = read(env, 'SQLGATE_DUCKDB_PATH');
@@ -161,6 +181,9 @@ export const loadConfig = (env: Env): Config => {
       'info',
     ),
     publicUrl: url(env, 'SQLGATE_PUBLIC_URL', ['http', 'https']),
+    sessionTtlMinutes: int(env, 'SQLGATE_SESSION_TTL_MINUTES', 720, 1, 60 * 24 * 90),
+    trustProxy: bool(env, 'SQLGATE_TRUST_PROXY'),
+    dashboardSecret: secret(env, 'SQLGATE_DASHBOARD_SECRET'),
   });
 };
 

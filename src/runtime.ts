@@ -5,6 +5,7 @@ import { auroraHeuristic, snowflakeHeuristic } from './core/cost/models/heuristi
 import { createMetrics } from './http/metrics.ts';
 import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
+import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createQueryService } from './services/run-query.ts';
 import { openEmbeddedDb, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
@@ -95,7 +96,14 @@ export const createServices = async (
     },
     statementTimeoutMs: config.statementTimeoutMs,
   });
-  return { db, warehouses: registry, keys, queries, metrics: createMetrics(opts.metrics ?? true) };
+  return {
+    db,
+    warehouses: registry,
+    keys,
+    queries,
+    metrics: createMetrics(opts.metrics ?? true),
+    dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000),
+  };
 };
 
 export const closeServices = async (s: Services): Promise<void> => {

@@ -1,6 +1,7 @@
 import type { Db } from '../store/db.ts';
 import type { WarehouseRegistry } from '../warehouses/registry.ts';
 import type { ApiKeyService } from '../services/api-keys.ts';
+import type { DashboardAuthService } from '../services/dashboard-auth.ts';
 import type { QueryService } from '../services/run-query.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -11,4 +12,5 @@ export type Services = {
   readonly keys: ApiKeyService;
   readonly queries: QueryService;
   readonly metrics: Metrics;
+  readonly dashboardAuth: DashboardAuthService;
 };
