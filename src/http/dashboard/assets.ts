@@ -42,8 +42,8 @@ code, pre { font-family: ui-monospace, monospace; }
 .chart { width:100%; max-width: 60rem; height:auto; }
 .diff { display:grid; grid-template-columns: 1fr 1fr; gap:1rem; }
 .diff pre { margin:0; padding:.5rem; border:1px solid var(--line); overflow-x:auto; white-space: pre-wrap; }
-.diff del { background: var(--del); text-decoration: line-through; }
-.diff ins { background: var(--add); text-decoration: none; }
+del { background: var(--del); text-decoration: line-through; }
+ins { background: var(--add); text-decoration: none; }
 .pager { display:flex; gap:1rem; align-items:center; }
 .status-ok { color: var(--ok); } .status-error { color: var(--bad); }
 @media (max-width: 40rem) { .diff { grid-template-columns: 1fr; } }

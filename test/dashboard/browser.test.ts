@@ -1,0 +1,146 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from './helpers.ts';
+import type { TestServer } from './helpers.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = 'test-results/screenshots';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`Skipping dashboard browser tests: ${CHROMIUM} is missing.`);
+
+let server: TestServer;
+let browser: Browser;
+let base = '';
+const PASSWORD = 'a long enough password';
+
+const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+
+const signUp = async (page: Page, email: string) => {
+  await page.goto(`${base}/signup`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL(`${base}/overview`);
+};
+
+const apiQuery = (key: string, query: string) =>
+  fetch(`${base}/query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+
+describe.skipIf(!hasChromium)('dashboard in a browser', () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    server = await startServer();
+    await server.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = server.app.server.address();
+    if (addr === null || typeof addr === 'string') throw new Error('no TCP address');
+    base = `http://127.0.0.1:${addr.port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  // Shared by the tests below: the first account's key, query and key ids.
+  const first = { email: 'first@example.com', queryUrl: '', revokeUrl: '' };
+
+  it('signs up, creates a key, queries with it, sees it in the log and overview, revokes it', async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(base);
+    await page.waitForURL(`${base}/signin`);
+    await shot(page, 'signin');
+    await signUp(page, first.email);
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('ci key');
+    await page.getByRole('button', { name: 'Create API key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
+    expect(key).toMatch(/^sg_/);
+    await shot(page, 'keys-created');
+    // Shown once: the list page does not show it again.
+    await page.goto(`${base}/keys`);
+    expect(await page.content()).not.toContain(key);
+
+    const res = await apiQuery(key, 'SELECT o_orderkey, o_totalprice FROM orders WHERE o_orderkey < 40');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { trace_id: string; cost: { savings: number } };
+
+    await page.getByRole('link', { name: 'Queries' }).click();
+    await page.locator('table a[href^="/queries/"]').first().click();
+    await expect.poll(() => page.url()).toMatch(/\/queries\/\d+$/);
+    first.queryUrl = page.url();
+    expect(await page.getByTestId('original-sql').textContent()).toContain('o_totalprice FROM orders');
+    expect(await page.content()).toContain(body.trace_id);
+    await shot(page, 'query-detail');
+    await page.goto(`${base}/queries?status=ok`);
+    await shot(page, 'queries');
+
+    await page.getByRole('link', { name: 'Overview' }).click();
+    expect(await page.getByTestId('total-queries').textContent()).toBe('1');
+    expect(await page.getByTestId('total-saved').textContent()).toMatch(/^\$\d/);
+    expect(await page.locator('svg.chart').count()).toBe(2);
+    await shot(page, 'overview');
+
+    await page.goto(`${base}/keys`);
+    await page.getByRole('link', { name: /^Revoke/ }).click();
+    first.revokeUrl = page.url();
+    await shot(page, 'revoke-confirm');
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.waitForURL(/\/keys\?revoked=1$/);
+    expect(await page.getByRole('status').first().textContent()).toContain('revoked');
+    expect((await apiQuery(key, 'SELECT 1')).status).toBe(401);
+    await ctx.close();
+  });
+
+  it('signs in with the keyboard only', async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${base}/signin`);
+    const focusedId = async () => (await page.locator(':focus').getAttribute('id')) ?? '';
+    for (let i = 0; i < 5 && (await focusedId()) !== 'email'; i++) await page.keyboard.press('Tab');
+    expect(await focusedId()).toBe('email');
+    await page.keyboard.type(first.email);
+    await page.keyboard.press('Tab');
+    expect(await focusedId()).toBe('password');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${base}/overview`);
+    await ctx.close();
+  });
+
+  it("shows a second account none of the first one's data", async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await signUp(page, 'second@example.com');
+    for (const url of [first.queryUrl, first.revokeUrl]) {
+      expect(url).not.toBe('');
+      const res = await page.goto(url);
+      expect(res?.status(), url).toBe(404);
+    }
+    await shot(page, 'not-found');
+    await page.goto(`${base}/queries`);
+    expect(await page.content()).toContain('No queries match.');
+    await page.goto(`${base}/keys`);
+    expect(await page.content()).toContain('No API keys yet');
+    await ctx.close();
+  });
+});
