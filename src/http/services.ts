@@ -2,6 +2,8 @@ import type { Db } from '../store/db.ts';
 import type { WarehouseRegistry } from '../warehouses/registry.ts';
 import type { ApiKeyService } from '../services/api-keys.ts';
 import type { QueryService } from '../services/run-query.ts';
+import type { WebhookService } from '../services/webhooks.ts';
+import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
@@ -11,4 +13,7 @@ export type Services = {
   readonly keys: ApiKeyService;
   readonly queries: QueryService;
   readonly metrics: Metrics;
+  readonly webhooks: WebhookService;
+  /** Delivers the webhook outbox; `sqlgate serve` starts it (tests may too), closeServices stops it. */
+  readonly webhookDispatcher: Dispatcher;
 };
