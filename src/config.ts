@@ -25,6 +25,12 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   databaseUrl: string | undefined;
   webhookAllowPrivateNetworks: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  webhookRetryMaxDelayMs: number;
+  webhookRetryHorizonMs: number;
+  webhookPollMs: number;
+  webhookConcurrency: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   publicUrl: string | undefined;
   sessionTtlMinutes: number;
@@ -73,6 +79,24 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_RATE_LIMIT_PER_MINUTE', '600', 'requests per minute per API key (429 past it)'],
   ['SQLGATE_DATABASE_URL', '', 'postgres://… state store (default: embedded PGlite under the data dir)'],
   ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
+  [
+    'SQLGATE_WEBHOOK_TIMEOUT_MS',
+    '15000',
+    'webhook request timeout (the attempt fails and is retried past it)',
+  ],
+  [
+    'SQLGATE_WEBHOOK_RETRY_BASE_MS',
+    '5000',
+    'ceiling of the first webhook retry delay (full jitter below it)',
+  ],
+  ['SQLGATE_WEBHOOK_RETRY_MAX_DELAY_MS', '28800000', 'longest delay between two webhook attempts (8 h)'],
+  [
+    'SQLGATE_WEBHOOK_RETRY_HORIZON_MS',
+    '259200000',
+    'how long a webhook is retried, and how long an endpoint may fail before it is disabled (3 days)',
+  ],
+  ['SQLGATE_WEBHOOK_POLL_MS', '250', 'how often the webhook dispatcher looks for due deliveries'],
+  ['SQLGATE_WEBHOOK_CONCURRENCY', '16', 'webhook deliveries in flight at once per gateway process'],
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
   ['SQLGATE_SESSION_TTL_MINUTES', '720', 'dashboard sign-in lifetime'],
@@ -174,6 +198,12 @@ export const loadConfig = (env: Env): Config => {
     rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     databaseUrl: url(env, 'SQLGATE_DATABASE_URL', ['postgres', 'postgresql']),
     webhookAllowPrivateNetworks: bool(env, 'SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    webhookTimeoutMs: int(env, 'SQLGATE_WEBHOOK_TIMEOUT_MS', 15_000, 10, 600_000),
+    webhookRetryBaseMs: int(env, 'SQLGATE_WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+    webhookRetryMaxDelayMs: int(env, 'SQLGATE_WEBHOOK_RETRY_MAX_DELAY_MS', 8 * 3_600_000, 1, 7 * 86_400_000),
+    webhookRetryHorizonMs: int(env, 'SQLGATE_WEBHOOK_RETRY_HORIZON_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
+    webhookPollMs: int(env, 'SQLGATE_WEBHOOK_POLL_MS', 250, 10, 60_000),
+    webhookConcurrency: int(env, 'SQLGATE_WEBHOOK_CONCURRENCY', 16, 1, 1000),
     logLevel: oneOf(
       env,
       'SQLGATE_LOG_LEVEL',

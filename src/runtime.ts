@@ -7,6 +7,10 @@ import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createQueryService } from './services/run-query.ts';
+import { createWebhookService } from './services/webhooks.ts';
+import { createDispatcher } from './jobs/dispatcher.ts';
+import { createSender } from './jobs/send-webhook.ts';
+import { DEFAULT_RETRY_POLICY } from './jobs/retry-policy.ts';
 import { openEmbeddedDb, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -85,6 +89,34 @@ export const createServices = async (
   ];
   const registry = createRegistry(warehouses);
   const keys = createApiKeyService(db);
+  const webhookDispatcher = createDispatcher({
+    db,
+    sender: createSender({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivateNetworks,
+    }),
+    policy: {
+      ...DEFAULT_RETRY_POLICY,
+      baseMs: config.webhookRetryBaseMs,
+      maxDelayMs: config.webhookRetryMaxDelayMs,
+      horizonMs: config.webhookRetryHorizonMs,
+    },
+    pollMs: config.webhookPollMs,
+    concurrency: config.webhookConcurrency,
+    timeoutMs: config.webhookTimeoutMs,
+    onError: (e) => {
+      // Never the payload or secrets: the error's name and message only.
+      if (config.logLevel !== 'silent')
+        process.stderr.write(
+          `webhook dispatcher: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`,
+        );
+    },
+  });
+  const webhooks = createWebhookService({
+    db,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    notify: () => webhookDispatcher.wake(),
+  });
   const queries = createQueryService({
     db,
     warehouses: registry,
@@ -95,6 +127,7 @@ export const createServices = async (
       maxQueryBytes: config.maxQueryBytes,
     },
     statementTimeoutMs: config.statementTimeoutMs,
+    onLogged: webhooks.onQueryLogged,
   });
   return {
     db,
@@ -103,10 +136,13 @@ export const createServices = async (
     queries,
     metrics: createMetrics(opts.metrics ?? true),
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000),
+    webhooks,
+    webhookDispatcher,
   };
 };
 
 export const closeServices = async (s: Services): Promise<void> => {
+  await s.webhookDispatcher.stop();
   await s.warehouses.close();
   await s.db.close();
 };
