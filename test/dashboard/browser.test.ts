@@ -2,7 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from './helpers.ts';
+import { startReceiver, startServer } from './helpers.ts';
+import type { Receiver } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -13,6 +14,7 @@ if (!hasChromium) console.warn(`Skipping dashboard browser tests: ${CHROMIUM} is
 let server: TestServer;
 let browser: Browser;
 let base = '';
+let receiver: Receiver;
 const PASSWORD = 'a long enough password';
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
@@ -35,7 +37,9 @@ const apiQuery = (key: string, query: string) =>
 describe.skipIf(!hasChromium)('dashboard in a browser', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    server = await startServer();
+    receiver = await startReceiver();
+    server = await startServer({ SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    server.services.webhookDispatcher.start();
     await server.app.listen({ host: '127.0.0.1', port: 0 });
     const addr = server.app.server.address();
     if (addr === null || typeof addr === 'string') throw new Error('no TCP address');
@@ -57,10 +61,11 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await receiver?.close();
   });
 
   // Shared by the tests below: the first account's key, query and key ids.
-  const first = { email: 'first@example.com', queryUrl: '', revokeUrl: '' };
+  const first = { email: 'first@example.com', queryUrl: '', revokeUrl: '', endpointUrl: '' };
 
   it('signs up, creates a key, queries with it, sees it in the log and overview, revokes it', async () => {
     const ctx = await browser.newContext();
@@ -115,7 +120,9 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
     await page.goto(`${base}/signin`);
-    const focusedId = async () => (await page.locator(':focus').getAttribute('id')) ?? '';
+    // A string expression: the test's TypeScript has no DOM types.
+    const focusedId = async () =>
+      String(await page.evaluate('document.activeElement ? document.activeElement.id : ""'));
     for (let i = 0; i < 5 && (await focusedId()) !== 'email'; i++) await page.keyboard.press('Tab');
     expect(await focusedId()).toBe('email');
     await page.keyboard.type(first.email);
@@ -127,11 +134,67 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
     await ctx.close();
   });
 
+  it('adds a webhook endpoint, sends a test event, sees the delivery, redelivers, disables, rotates, deletes', async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${base}/signin`);
+    await page.getByLabel('Email').fill(first.email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/overview`);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByLabel('Description (optional)').fill('<b>ci receiver</b>');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    expect((await page.getByTestId('new-webhook-secret').textContent())?.trim()).toMatch(/^whsec_/);
+    await shot(page, 'webhooks');
+
+    await page.getByRole('link', { name: receiver.url }).click();
+    first.endpointUrl = page.url();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(1);
+    const firstId = receiver.received[0]?.headers['webhook-id'];
+    expect(receiver.received[0]?.headers['webhook-signature']).toMatch(/^v1,/);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator('[data-delivery-status="succeeded"]').count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    await shot(page, 'webhook-endpoint');
+
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(2);
+    expect(receiver.received[1]?.headers['webhook-id']).toBe(firstId);
+
+    await page.getByRole('button', { name: 'Disable endpoint' }).click();
+    expect(await page.getByTestId('endpoint-status').textContent()).toMatch(/^Disabled/);
+    await page.getByRole('button', { name: 'Enable endpoint' }).click();
+    expect(await page.getByTestId('endpoint-status').textContent()).toBe('Enabled');
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    expect((await page.getByTestId('new-webhook-secret').textContent())?.trim()).toMatch(/^whsec_/);
+
+    // A second endpoint, deleted through its confirmation page.
+    await page.goto(`${base}/endpoints`);
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/other`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('link', { name: `${receiver.url}/other` }).click();
+    await page.getByRole('link', { name: 'Delete endpoint' }).click();
+    await page.getByRole('button', { name: 'Delete endpoint' }).click();
+    await page.waitForURL(`${base}/endpoints?deleted=1`);
+    expect(await page.getByRole('link', { name: `${receiver.url}/other` }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: receiver.url, exact: true }).count()).toBe(1);
+    await ctx.close();
+  });
+
   it("shows a second account none of the first one's data", async () => {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
     await signUp(page, 'second@example.com');
-    for (const url of [first.queryUrl, first.revokeUrl]) {
+    for (const url of [first.queryUrl, first.revokeUrl, first.endpointUrl, `${first.endpointUrl}/delete`]) {
       expect(url).not.toBe('');
       const res = await page.goto(url);
       expect(res?.status(), url).toBe(404);
@@ -141,6 +204,8 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
     expect(await page.content()).toContain('No queries match.');
     await page.goto(`${base}/keys`);
     expect(await page.content()).toContain('No API keys yet');
+    await page.goto(`${base}/endpoints`);
+    expect(await page.content()).toContain('No webhook endpoints yet');
     await ctx.close();
   });
 });

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
@@ -83,3 +85,30 @@ export class InjectClient {
     return this.post('/signup', { _csrf: this.csrf(), email, password, next: '/overview' });
   }
 }
+
+export type Receiver = {
+  url: string;
+  received: Array<{ headers: IncomingHttpHeaders; body: string }>;
+  close(): Promise<void>;
+};
+
+/** A webhook receiver on 127.0.0.1 that records every request and answers 204. */
+export const startReceiver = async (): Promise<Receiver> => {
+  const received: Receiver['received'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('no TCP address');
+  return {
+    url: `http://127.0.0.1:${addr.port}/hooks`,
+    received,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+};

@@ -2,7 +2,10 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import { isGatewayError } from '../../core/errors.ts';
+import type { GatewayError } from '../../core/errors.ts';
 import type { Services } from '../services.ts';
+import { problemOf } from '../problem.ts';
 import { registerAssets } from './assets.ts';
 import type { DashboardDeps } from './deps.ts';
 import { errorPage, sendPage } from './layout.ts';
@@ -10,6 +13,8 @@ import { registerAuthPages, registerSignOut } from './pages/auth.ts';
 import { registerKeyPages } from './pages/keys.ts';
 import { registerOverviewPage } from './pages/overview.ts';
 import { registerQueryPages } from './pages/queries.ts';
+import { registerWebhookEndpointPages } from './pages/webhook-endpoint.ts';
+import { registerWebhookPages } from './pages/webhooks.ts';
 import { PageError, SESSION_COOKIE, createFormSigner, csrfRefused, field, sameToken } from './session.ts';
 
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -26,7 +31,21 @@ export const registerDashboard = async (app: FastifyInstance, services: Services
     await dash.register(fastifyFormbody, { bodyLimit: FORM_BODY_LIMIT });
     const deps: DashboardDeps = { services, config, signer: createFormSigner(config.dashboardSecret) };
 
-    dash.setErrorHandler((error: FastifyError | PageError, req, reply) => {
+    dash.setErrorHandler((error: FastifyError | PageError | GatewayError, req, reply) => {
+      // The services' expected failures; another account's object reads as not found, never as forbidden.
+      if (isGatewayError(error)) {
+        const status = problemOf(error.code, error.detail, req.traceId).status;
+        const page =
+          error.code === 'not-found'
+            ? errorPage(
+                404,
+                'Page not found',
+                'There is nothing here, or it is not yours to see.',
+                viewerOf(req),
+              )
+            : errorPage(status, status >= 500 ? 'Error' : 'Not possible', error.detail, viewerOf(req));
+        return sendPage(reply, status, page);
+      }
       if (error instanceof PageError)
         return sendPage(
           reply,
@@ -76,6 +95,8 @@ export const registerDashboard = async (app: FastifyInstance, services: Services
       registerKeyPages(priv, deps);
       registerOverviewPage(priv, deps);
       registerQueryPages(priv, deps);
+      registerWebhookPages(priv, deps);
+      registerWebhookEndpointPages(priv, deps);
       done();
     });
   });

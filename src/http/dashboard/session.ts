@@ -24,6 +24,9 @@ export class PageError extends Error {
   }
 }
 
+export const notFoundError = (): PageError =>
+  new PageError(404, 'Page not found', 'There is nothing here, or it is not yours to see.');
+
 export const csrfRefused = (): PageError =>
   new PageError(
     403,
