@@ -25,6 +25,8 @@ input, select, button { font: inherit; padding:.4rem .6rem; border:1px solid var
 button { background: var(--accent); color:#fff; border-color: var(--accent); cursor:pointer; }
 button.secondary { background: var(--bg); color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
+dl.meta { display:grid; grid-template-columns: max-content 1fr; gap:.25rem 1rem; }
+dl.meta dt { font-weight:600; } dl.meta dd { margin:0; }
 .actions { display:flex; flex-wrap:wrap; gap:.75rem; align-items:center; margin: 1rem 0; }
 .signout { display:flex; align-items:center; gap:.5rem; }
 .who { color: var(--muted); }

@@ -93,7 +93,7 @@ const endpointPage = (
     body: html`<h1>Webhook endpoint</h1>
       <p><a href="/endpoints">All endpoints</a></p>
       ${top}
-      <dl>
+      <dl class="meta">
         <dt>URL</dt>
         <dd><code>${e.url}</code></dd>
         <dt>Description</dt>
