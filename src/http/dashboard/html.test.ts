@@ -10,11 +10,9 @@ describe('html', () => {
   });
   it('nests templates and arrays without double escaping', () => {
     const items = ['a&b', "c'd"].map((s) => html`<li>${s}</li>`);
-    expect(
-      html`<ul>
-        ${items}
-      </ul>`.value,
-    ).toBe('<ul><li>a&amp;b</li><li>c&#39;d</li></ul>');
+    // Another name for the tag, so the formatter leaves the exact markup alone.
+    const tag = html;
+    expect(tag`<ul>${items}</ul>`.value).toBe('<ul><li>a&amp;b</li><li>c&#39;d</li></ul>');
   });
   it('renders nothing for null, undefined and false, and numbers as text', () => {
     expect(html`${null}${undefined}${false}${0}${trusted('<b>')}`.value).toBe('0<b>');
