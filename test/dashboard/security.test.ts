@@ -5,7 +5,7 @@ import type { TestServer } from './helpers.ts';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
 });
 afterAll(async () => {
   await server.close();
@@ -185,6 +185,63 @@ describe('dashboard security', () => {
       expect(page.body.match(/<script/g)?.length, url).toBe(1);
     }
     expect((await c.get('/keys')).body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+
+    const ep = await c.post('/endpoints', {
+      _csrf: c.csrf((await c.get('/endpoints')).body),
+      url: 'http://127.0.0.1:9/hook?q=<script>',
+      description: evil,
+    });
+    expect(ep.statusCode).toBe(201);
+    const epId = /href="\/endpoints\/(ep_\w+)"/.exec(ep.body)?.[1] ?? '';
+    for (const url of ['/endpoints', `/endpoints/${epId}`, `/endpoints/${epId}/delete`]) {
+      const page = await c.get(url);
+      expect(page.statusCode, url).toBe(200);
+      expect(page.body, url).not.toContain('<script>alert');
+      expect(page.body.match(/<script/g)?.length, url).toBe(1);
+    }
+  });
+
+  it("answers 404 to actions on another account's key or endpoint", async () => {
+    const owner = new InjectClient(server.app);
+    await owner.signUp('owner@example.com');
+    const created = await owner.post('/keys', {
+      _csrf: owner.csrf((await owner.get('/keys')).body),
+      name: 'mine',
+    });
+    const key = /data-testid="new-api-key">([^<]+)</.exec(created.body)?.[1] ?? '';
+    const keyId = /data-key-id="([^"]+)"/.exec(created.body)?.[1] ?? '';
+    const ep = await owner.post('/endpoints', {
+      _csrf: owner.csrf((await owner.get('/endpoints')).body),
+      url: 'http://127.0.0.1:9/owner',
+    });
+    const epId = /href="\/endpoints\/(ep_\w+)"/.exec(ep.body)?.[1] ?? '';
+    expect(epId).not.toBe('');
+
+    const other = new InjectClient(server.app);
+    await other.signUp('intruder@example.com');
+    const csrf = other.csrf((await other.get('/keys')).body);
+    for (const url of [
+      `/keys/${keyId}/revoke`,
+      `/endpoints/${epId}/delete`,
+      `/endpoints/${epId}/enabled`,
+      `/endpoints/${epId}/test`,
+      `/endpoints/${epId}/rotate-secret`,
+    ]) {
+      const res = await other.post(url, { _csrf: csrf, enabled: 'false' });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toContain('text/html');
+    }
+    for (const url of [`/endpoints/${epId}`, `/keys/${keyId}/revoke`])
+      expect((await other.get(url)).statusCode, url).toBe(404);
+    // Nothing changed for the owner.
+    const q = await server.app.inject({
+      method: 'POST',
+      url: '/query',
+      headers: { authorization: `Bearer ${key}` },
+      payload: { query: 'SELECT 1 AS x' },
+    });
+    expect(q.statusCode).toBe(200);
+    expect((await owner.get(`/endpoints/${epId}`)).body).toContain('data-testid="endpoint-status">Enabled<');
   });
 
   it('claims a passwordless CLI account at sign-up, but never one with a password', async () => {
