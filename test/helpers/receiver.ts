@@ -30,7 +30,6 @@ export const ok: Reply = (_r, res) => {
 
 export const startReceiver = async (opts: { port?: number; holdMs?: number } = {}): Promise<Receiver> => {
   const inFlight = new Map<string, number>();
-  let server: Server | undefined;
   const self: Receiver = {
     url: '',
     port: 0,
@@ -46,11 +45,11 @@ export const startReceiver = async (opts: { port?: number; holdMs?: number } = {
     },
     close: () =>
       new Promise((resolve) => {
-        server?.closeAllConnections();
-        server?.close(() => resolve());
+        server.closeAllConnections();
+        server.close(() => resolve());
       }),
   };
-  server = createServer((req, res) => {
+  const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
