@@ -62,8 +62,8 @@ describe.skipIf(BASE_URL === undefined)('webhooks with two gateway processes on 
     const receiver = await startReceiver({ holdMs: 5 });
     try {
       const [a, b] = await Promise.all([startGatewayProcess(envA), startGatewayProcess(env())]);
-      running.push(a as GatewayProcess, b as GatewayProcess);
-      const gateways = [a as GatewayProcess, b as GatewayProcess];
+      running.push(a, b);
+      const gateways = [a, b];
       await createEndpointOver(gateways[0]?.url ?? '', key, receiver.url);
 
       const traces = new Set<string>();
