@@ -126,9 +126,13 @@ export const createSender = (opts: { timeoutMs: number; allowPrivate: boolean })
         },
       );
       const timer = setTimeout(() => {
-        const e = `timed out after ${opts.timeoutMs} ms`;
-        finish(response ? null : e);
-        req.destroy(new Error(e));
+        // Timers run before pending I/O after the event loop was busy (e.g. embedded-store work): give an
+        // answer that has already arrived one I/O turn to be read before calling it a timeout.
+        setImmediate(() => {
+          const e = `timed out after ${opts.timeoutMs} ms`;
+          finish(response ? null : e);
+          req.destroy(new Error(e));
+        });
       }, opts.timeoutMs);
       req.on('error', (e: NodeJS.ErrnoException) => {
         const why = e.code === 'EWEBHOOKREFUSED' ? e.message : `${e.code ?? 'error'}: ${e.message}`;

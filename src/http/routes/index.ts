@@ -4,6 +4,7 @@ import type { Services } from '../services.ts';
 import { registerCostRoute } from './cost.ts';
 import { registerQueryRoute } from './query.ts';
 import { registerWarehousesRoute } from './warehouses.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
 
 /** Every bearer-authenticated API route. Adding one: a file here and one line below. */
 export const registerApiRoutes = async (
@@ -14,5 +15,6 @@ export const registerApiRoutes = async (
   registerQueryRoute(api, services);
   registerCostRoute(api, services);
   registerWarehousesRoute(api, services, config);
+  registerWebhookRoutes(api, services);
   await Promise.resolve();
 };
