@@ -85,7 +85,7 @@ export const createDashboardAuthService = (db: Db, sessionTtlMs: number): Dashbo
       const ok =
         password.length <= MAX_PASSWORD && (await verify(stored, password).catch(() => false)) && !!account;
       if (!ok || !account?.passwordHash) {
-        await recordLoginFailure(db, email.slice(0, 254), ip);
+        await recordLoginFailure(db, email.slice(0, 254), ip, LOGIN_WINDOW_MS);
         return { ok: false, reason: 'invalid' };
       }
       await clearLoginFailures(db, email);

@@ -33,8 +33,15 @@ export const deleteExpiredSessions = async (db: Queryable): Promise<void> => {
   await db.query('DELETE FROM dashboard_sessions WHERE expires_at <= now()');
 };
 
-export const recordLoginFailure = async (db: Queryable, email: string, ip: string): Promise<void> => {
+/** Records a failure, and drops those past the window: only the window's failures are ever counted. */
+export const recordLoginFailure = async (
+  db: Queryable,
+  email: string,
+  ip: string,
+  windowMs: number,
+): Promise<void> => {
   await db.query('INSERT INTO login_failures (email, ip) VALUES (lower($1), $2)', [email, ip]);
+  await db.query('DELETE FROM login_failures WHERE created_at < $1', [new Date(Date.now() - windowMs)]);
 };
 
 /** Failures in the window for that email and for that IP, counted separately. */

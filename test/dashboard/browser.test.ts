@@ -68,8 +68,13 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
   const first = { email: 'first@example.com', queryUrl: '', revokeUrl: '', endpointUrl: '' };
 
   it('signs up, creates a key, queries with it, sees it in the log and overview, revokes it', async () => {
-    const ctx = await browser.newContext();
+    const ctx = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
     const page = await ctx.newPage();
+    // The CSP must not block anything the pages use (the script, the stylesheet, the SVG charts).
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') violations.push(m.text());
+    });
     await page.goto(base);
     await page.waitForURL(`${base}/signin`);
     await shot(page, 'signin');
@@ -80,6 +85,9 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Create API key' }).click();
     const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
     expect(key).toMatch(/^sg_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.locator('#new-api-key-status').textContent()).toBe('Copied.');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     await shot(page, 'keys-created');
     // Shown once: the list page does not show it again.
     await page.goto(`${base}/keys`);
@@ -113,6 +121,7 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
     await page.waitForURL(/\/keys\?revoked=1$/);
     expect(await page.getByRole('status').first().textContent()).toContain('revoked');
     expect((await apiQuery(key, 'SELECT 1')).status).toBe(401);
+    expect(violations).toEqual([]);
     await ctx.close();
   });
 

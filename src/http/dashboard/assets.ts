@@ -66,7 +66,14 @@ document.addEventListener('click', function (e) {
 });
 `;
 
+/** A served icon, so browsers do not ask for /favicon.ico (a 404 in every page's console). */
+const ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cad"/><path d="M4 11h8M4 8h8M4 5h5" stroke="#fff" stroke-width="1.5"/></svg>`;
+
 export const registerAssets = (app: FastifyInstance): void => {
+  app.get('/assets/favicon.svg', { schema: { hide: true } }, (_req, reply) => {
+    setSecurityHeaders(reply);
+    return reply.header('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(ICON);
+  });
   app.get('/assets/dashboard.css', { schema: { hide: true } }, (_req, reply) => {
     setSecurityHeaders(reply);
     return reply.header('Cache-Control', 'public, max-age=300').type('text/css; charset=utf-8').send(CSS);

@@ -63,6 +63,7 @@ export const layout = (opts: {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${opts.title} · sqlgate</title>
         <link rel="stylesheet" href="/assets/dashboard.css" />
+        <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
         <script src="/assets/dashboard.js" defer></script>
       </head>
       <body>
