@@ -261,5 +261,9 @@ describe('dashboard security', () => {
     expect(page.headers['content-type']).toContain('text/html');
     const api = await server.app.inject({ method: 'GET', url: '/no-such-page' });
     expect(api.headers['content-type']).toContain('application/problem+json');
+    // Pages are not API operations: the OpenAPI document leaves them out.
+    const doc = (await server.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: object }>();
+    for (const path of ['/', '/signin', '/keys', '/queries/{id}', '/endpoints', '/assets/dashboard.js'])
+      expect(Object.keys(doc.paths), path).not.toContain(path);
   });
 });
