@@ -29,8 +29,17 @@ export type Config = Readonly<{
   rateLimitPerMinute: number;
   databaseUrl: string | undefined;
   webhookAllowPrivateNetworks: boolean;
+  webhookTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  webhookRetryMaxDelayMs: number;
+  webhookRetryHorizonMs: number;
+  webhookPollMs: number;
+  webhookConcurrency: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   publicUrl: string | undefined;
+  sessionTtlMinutes: number;
+  trustProxy: boolean;
+  dashboardSecret: string | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -82,8 +91,37 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_RATE_LIMIT_PER_MINUTE', '600', 'requests per minute per API key (429 past it)'],
   ['SQLGATE_DATABASE_URL', '', 'postgres://… state store (default: embedded PGlite under the data dir)'],
   ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
+  [
+    'SQLGATE_WEBHOOK_TIMEOUT_MS',
+    '15000',
+    'webhook request timeout (the attempt fails and is retried past it)',
+  ],
+  [
+    'SQLGATE_WEBHOOK_RETRY_BASE_MS',
+    '5000',
+    'ceiling of the first webhook retry delay (full jitter below it)',
+  ],
+  ['SQLGATE_WEBHOOK_RETRY_MAX_DELAY_MS', '28800000', 'longest delay between two webhook attempts (8 h)'],
+  [
+    'SQLGATE_WEBHOOK_RETRY_HORIZON_MS',
+    '259200000',
+    'how long a webhook is retried, and how long an endpoint may fail before it is disabled (3 days)',
+  ],
+  ['SQLGATE_WEBHOOK_POLL_MS', '250', 'how often the webhook dispatcher looks for due deliveries'],
+  ['SQLGATE_WEBHOOK_CONCURRENCY', '16', 'webhook deliveries in flight at once per gateway process'],
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
+  ['SQLGATE_SESSION_TTL_MINUTES', '720', 'dashboard sign-in lifetime'],
+  [
+    'SQLGATE_TRUST_PROXY',
+    'false',
+    'trust X-Forwarded-For/-Proto from a reverse proxy (client IP for sign-in limits, Secure cookies)',
+  ],
+  [
+    'SQLGATE_DASHBOARD_SECRET',
+    '',
+    'key signing the dashboard sign-in forms (set it when several processes serve one state store)',
+  ],
 ];
 
 const read = (env: Env, name: string): string | undefined => {
@@ -152,6 +190,12 @@ const auroraTls = (env: Env): Config['auroraTls'] => {
   return { rejectUnauthorized: mode !== 'no-verify', ...(ca !== undefined ? { ca } : {}) };
 };
 
+const secret = (env: Env, name: string): string | undefined => {
+  const v = read(env, name);
+  if (v !== undefined && v.length < 32) throw new ConfigError(name, 'expected at least 32 characters');
+  return v;
+};
+
 export const loadConfig = (env: Env): Config => {
   const dataDir = resolve(read(env, 'SQLGATE_DATA_DIR') ?? './.sqlgate');
   const duckdbPath = read(env, 'SQLGATE_DUCKDB_PATH');
@@ -187,6 +231,12 @@ export const loadConfig = (env: Env): Config => {
     rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     databaseUrl: url(env, 'SQLGATE_DATABASE_URL', ['postgres', 'postgresql']),
     webhookAllowPrivateNetworks: bool(env, 'SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    webhookTimeoutMs: int(env, 'SQLGATE_WEBHOOK_TIMEOUT_MS', 15_000, 10, 600_000),
+    webhookRetryBaseMs: int(env, 'SQLGATE_WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),
+    webhookRetryMaxDelayMs: int(env, 'SQLGATE_WEBHOOK_RETRY_MAX_DELAY_MS', 8 * 3_600_000, 1, 7 * 86_400_000),
+    webhookRetryHorizonMs: int(env, 'SQLGATE_WEBHOOK_RETRY_HORIZON_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
+    webhookPollMs: int(env, 'SQLGATE_WEBHOOK_POLL_MS', 250, 10, 60_000),
+    webhookConcurrency: int(env, 'SQLGATE_WEBHOOK_CONCURRENCY', 16, 1, 1000),
     logLevel: oneOf(
       env,
       'SQLGATE_LOG_LEVEL',
@@ -194,6 +244,9 @@ export const loadConfig = (env: Env): Config => {
       'info',
     ),
     publicUrl: url(env, 'SQLGATE_PUBLIC_URL', ['http', 'https']),
+    sessionTtlMinutes: int(env, 'SQLGATE_SESSION_TTL_MINUTES', 720, 1, 60 * 24 * 90),
+    trustProxy: bool(env, 'SQLGATE_TRUST_PROXY'),
+    dashboardSecret: secret(env, 'SQLGATE_DASHBOARD_SECRET'),
   });
 };
 

@@ -9,9 +9,14 @@ import { partitionsByConstantRanges } from './core/cost/models/partition-selecto
 import { createMetrics } from './http/metrics.ts';
 import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
+import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createQueryService } from './services/run-query.ts';
 import type { OnQueryLogged, QueryService } from './services/run-query.ts';
 import { createVerifyService } from './services/verify-results.ts';
+import { createWebhookService } from './services/webhooks.ts';
+import { createDispatcher } from './jobs/dispatcher.ts';
+import { createSender } from './jobs/send-webhook.ts';
+import { DEFAULT_RETRY_POLICY } from './jobs/retry-policy.ts';
 import { openEmbeddedDb, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -135,17 +140,51 @@ export const createServices = async (
     auroraWarehouse(config, local),
   ];
   const registry = createRegistry(warehouses);
+  const keys = createApiKeyService(db);
+  const webhookDispatcher = createDispatcher({
+    db,
+    sender: createSender({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivateNetworks,
+    }),
+    policy: {
+      ...DEFAULT_RETRY_POLICY,
+      baseMs: config.webhookRetryBaseMs,
+      maxDelayMs: config.webhookRetryMaxDelayMs,
+      horizonMs: config.webhookRetryHorizonMs,
+    },
+    pollMs: config.webhookPollMs,
+    concurrency: config.webhookConcurrency,
+    timeoutMs: config.webhookTimeoutMs,
+    onError: (e) => {
+      // Never the payload or secrets: the error's name and message only.
+      if (config.logLevel !== 'silent')
+        process.stderr.write(
+          `webhook dispatcher: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`,
+        );
+    },
+  });
+  const webhooks = createWebhookService({
+    db,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    notify: () => webhookDispatcher.wake(),
+  });
+  const queries = queryServiceFor(config, db, registry, webhooks.onQueryLogged);
   return {
     db,
     warehouses: registry,
-    keys: createApiKeyService(db),
-    queries: queryServiceFor(config, db, registry),
+    keys,
+    queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
     metrics: createMetrics(opts.metrics ?? true),
+    dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000),
+    webhooks,
+    webhookDispatcher,
   };
 };
 
 export const closeServices = async (s: Services): Promise<void> => {
+  await s.webhookDispatcher.stop();
   await s.warehouses.close();
   await s.db.close();
 };

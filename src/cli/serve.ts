@@ -11,6 +11,7 @@ export const serve = async (config: Config): Promise<number> => {
   const services = await createServices(config, { progress: say });
   const app = await buildApp(config, services);
   const address = await app.listen({ host: config.host, port: config.port });
+  services.webhookDispatcher.start();
   const commands = keyCommands(services.keys);
   const admin =
     config.databaseUrl === undefined

@@ -13,6 +13,8 @@ import type { Services } from './services.ts';
 import type { Principal } from '../services/api-keys.ts';
 import { traceIdFrom } from './trace.ts';
 import { registerApiRoutes } from './routes/index.ts';
+import { registerDashboard } from './dashboard/plugin.ts';
+import { sendNotFoundPage } from './dashboard/layout.ts';
 
 export type App = FastifyInstance;
 
@@ -58,6 +60,8 @@ export const buildApp = async (
     forceCloseConnections: 'idle',
     genReqId: (req) => traceIdFrom(req.headers.traceparent),
     requestIdHeader: false,
+    // Behind a reverse proxy: X-Forwarded-For/-Proto give the client IP and scheme (secure cookies).
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -125,7 +129,10 @@ export const buildApp = async (
     );
   });
   app.setNotFoundHandler((req, reply) =>
-    sendProblem(reply, req, 'not-found', `No route ${req.method} ${req.url.split('?')[0] ?? ''}.`),
+    // A browser asking for a page gets the dashboard's HTML 404; API clients get a problem.
+    req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')
+      ? sendNotFoundPage(reply)
+      : sendProblem(reply, req, 'not-found', `No route ${req.method} ${req.url.split('?')[0] ?? ''}.`),
   );
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
@@ -151,6 +158,7 @@ export const buildApp = async (
     api.addHook('onRequest', auth);
     await registerApiRoutes(api, services, config);
   });
+  await registerDashboard(app, services, config);
   return app;
 };
 

@@ -25,6 +25,7 @@ export const openApiDocument = (): Partial<OpenAPIV3_1.Document> => ({
     { name: 'queries', description: 'Run and price queries' },
     { name: 'verify', description: 'Compare result sets' },
     { name: 'warehouses', description: 'Configured warehouses' },
+    { name: 'webhooks', description: 'Webhook endpoints and deliveries (event: /query/completed)' },
   ],
   webhooks: {
     '/query/completed': {

@@ -1,8 +1,11 @@
 import type { Db } from '../store/db.ts';
 import type { WarehouseRegistry } from '../warehouses/registry.ts';
 import type { ApiKeyService } from '../services/api-keys.ts';
+import type { DashboardAuthService } from '../services/dashboard-auth.ts';
 import type { QueryService } from '../services/run-query.ts';
 import type { VerifyService } from '../services/verify-results.ts';
+import type { WebhookService } from '../services/webhooks.ts';
+import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
@@ -13,4 +16,8 @@ export type Services = {
   readonly queries: QueryService;
   readonly verify: VerifyService;
   readonly metrics: Metrics;
+  readonly dashboardAuth: DashboardAuthService;
+  readonly webhooks: WebhookService;
+  /** Delivers the webhook outbox; `sqlgate serve` starts it (tests may too), closeServices stops it. */
+  readonly webhookDispatcher: Dispatcher;
 };

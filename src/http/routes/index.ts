@@ -5,6 +5,7 @@ import { registerCostRoute } from './cost.ts';
 import { registerQueryRoute } from './query.ts';
 import { registerVerifyRoute } from './verify.ts';
 import { registerWarehousesRoute } from './warehouses.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
 
 /** Every bearer-authenticated API route. Adding one: a file here and one line below. */
 export const registerApiRoutes = async (
@@ -15,5 +16,6 @@ export const registerApiRoutes = async (
   registerQueryRoute(api, services);
   registerCostRoute(api, services);
   registerWarehousesRoute(api, services, config);
+  registerWebhookRoutes(api, services);
   await registerVerifyRoute(api, services, config.maxBodyBytes);
 };

@@ -1,0 +1,168 @@
+import type { FastifyInstance } from 'fastify';
+import { diffWords } from '../../../core/text-diff.ts';
+import type { DiffSegment } from '../../../core/text-diff.ts';
+import { distinctWarehouses, findQueryLogEntry, searchQueryLog } from '../../../store/query-stats.ts';
+import type { QueryLogFilter } from '../../../store/query-stats.ts';
+import { WAREHOUSE_NAMES } from '../../../warehouses/registry.ts';
+import type { DashboardDeps } from '../deps.ts';
+import { html } from '../html.ts';
+import { formatTime, formatUsd, layout, sendNotFoundPage, sendPage } from '../layout.ts';
+import { sessionOf } from '../session.ts';
+
+const PAGE_SIZE = 25;
+type Query = Record<string, string | undefined>;
+
+const day = (v: string | undefined): Date | undefined =>
+  v !== undefined && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
+    ? new Date(`${v}T00:00:00Z`)
+    : undefined;
+
+/** Unknown filter values are ignored rather than refused: the form only offers valid ones. */
+const filterOf = (q: Query): QueryLogFilter => ({
+  warehouse: q.warehouse !== undefined && q.warehouse !== '' ? q.warehouse.slice(0, 64) : undefined,
+  status: q.status === 'ok' || q.status === 'error' ? q.status : undefined,
+  from: day(q.from),
+  to: day(q.to),
+});
+
+const selectOptions = (values: readonly string[], selected: string | undefined, anyLabel: string) =>
+  html` <option value="">${anyLabel}</option>
+    ${values.map((v) => html`<option value="${v}" ${v === selected ? html`selected` : ''}>${v}</option>`)}`;
+
+const segments = (segs: readonly DiffSegment[], tag: 'del' | 'ins') =>
+  segs.map((s) =>
+    s.kind === 'same'
+      ? html`${s.text}`
+      : tag === 'del'
+        ? html`<del>${s.text}</del>`
+        : html`<ins>${s.text}</ins>`,
+  );
+
+export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): void => {
+  const { db } = deps.services;
+
+  app.get('/queries', { schema: { hide: true } }, async (req, reply) => {
+    const s = sessionOf(req);
+    const q = req.query as Query;
+    const filter = filterOf(q);
+    const page = Math.max(1, Math.min(100_000, Number.parseInt(q.page ?? '1', 10) || 1));
+    const [{ records, total }, seen] = await Promise.all([
+      searchQueryLog(db, s.accountId, filter, PAGE_SIZE, (page - 1) * PAGE_SIZE),
+      distinctWarehouses(db, s.accountId),
+    ]);
+    const warehouses = [...new Set([...WAREHOUSE_NAMES, ...seen])];
+    const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+    const link = (p: number) => {
+      const params = new URLSearchParams();
+      for (const k of ['warehouse', 'status', 'from', 'to'] as const) if (q[k]) params.set(k, q[k]);
+      params.set('page', String(p));
+      return `/queries?${params.toString()}`;
+    };
+    const body = html`<h1>Queries</h1>
+      <form method="get" action="/queries" class="inline" aria-label="Filter queries">
+        <label for="f-warehouse"
+          >Warehouse
+          <select id="f-warehouse" name="warehouse">
+            ${selectOptions(warehouses, filter.warehouse, 'All warehouses')}
+          </select></label
+        >
+        <label for="f-status"
+          >Status
+          <select id="f-status" name="status">
+            ${selectOptions(['ok', 'error'], filter.status, 'Any status')}
+          </select></label
+        >
+        <label for="f-from"
+          >From <input id="f-from" name="from" type="date" value="${filter.from ? q.from : ''}"
+        /></label>
+        <label for="f-to"
+          >To <input id="f-to" name="to" type="date" value="${filter.to ? q.to : ''}"
+        /></label>
+        <button type="submit">Filter</button>
+      </form>
+      <p>${total.toLocaleString('en-US')} ${total === 1 ? 'query' : 'queries'}.</p>
+      ${
+        records.length === 0
+          ? html`<p>No queries match.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Warehouse</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Query</th>
+                  <th scope="col" class="num">Saved</th>
+                  <th scope="col" class="num">Duration</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${records.map(
+                  (r) =>
+                    html`<tr>
+                      <td><a href="/queries/${r.id}">${formatTime(r.createdAt)}</a></td>
+                      <td>${r.warehouse}</td>
+                      <td class="status-${r.status}">
+                        ${r.status}${r.errorCode ? html` (${r.errorCode})` : ''}
+                      </td>
+                      <td>
+                        <code
+                          >${r.originalSql.length > 100 ? `${r.originalSql.slice(0, 100)}…` : r.originalSql}</code
+                        >
+                      </td>
+                      <td class="num">${formatUsd(r.savings)}</td>
+                      <td class="num">${r.durationMs.toFixed(0)} ms</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      <nav class="pager" aria-label="Pages">
+        ${page > 1 ? html`<a href="${link(page - 1)}" rel="prev">Previous page</a>` : ''}
+        <span>Page ${page} of ${pages}</span>
+        ${page < pages ? html`<a href="${link(page + 1)}" rel="next">Next page</a>` : ''}
+      </nav>`;
+    return sendPage(reply, 200, layout({ title: 'Queries', viewer: s, active: 'queries', body }));
+  });
+
+  app.get<{ Params: { id: string } }>('/queries/:id', { schema: { hide: true } }, async (req, reply) => {
+    const s = sessionOf(req);
+    const r = await findQueryLogEntry(db, s.accountId, req.params.id);
+    if (!r) return sendNotFoundPage(reply, s);
+    const rewritten = r.rewrittenSql ?? r.originalSql;
+    const d = diffWords(r.originalSql, rewritten);
+    const row = (label: string, value: unknown) =>
+      html`<tr>
+        <th scope="row">${label}</th>
+        <td>${String(value)}</td>
+      </tr>`;
+    const body = html`<h1>Query ${r.id}</h1>
+      <p><a href="/queries">Back to the query log</a></p>
+      <div class="diff">
+        <section aria-labelledby="orig-h">
+          <h2 id="orig-h">Original SQL</h2>
+          <pre data-testid="original-sql">${segments(d.left, 'del')}</pre>
+        </section>
+        <section aria-labelledby="rew-h">
+          <h2 id="rew-h">Rewritten SQL</h2>
+          <pre data-testid="rewritten-sql">${segments(d.right, 'ins')}</pre>
+        </section>
+      </div>
+      <p>
+        Removed text is <del>struck through</del>; added text is
+        <ins>highlighted</ins>.${r.fallback ? ' The rewrite was skipped: the original ran.' : ''}
+      </p>
+      <h2>Details</h2>
+      <table>
+        <tbody>
+          ${row('Time', formatTime(r.createdAt))} ${row('Warehouse', r.warehouse)}
+          ${row('Status', r.errorCode ? `${r.status} (${r.errorCode})` : r.status)}
+          ${row('Rules applied', r.rulesApplied.length > 0 ? r.rulesApplied.join(', ') : 'none')}
+          ${row('Original cost', formatUsd(r.originalCost))}
+          ${row('Optimized cost', formatUsd(r.optimizedCost))} ${row('Saved', formatUsd(r.savings))}
+          ${row('Cost method', r.costMethod ?? '—')} ${row('Duration', `${r.durationMs.toFixed(1)} ms`)}
+          ${row('Rows', r.rows ?? '—')} ${row('Trace id', r.traceId)}
+        </tbody>
+      </table>`;
+    return sendPage(reply, 200, layout({ title: `Query ${r.id}`, viewer: s, active: 'queries', body }));
+  });
+};

@@ -1,0 +1,159 @@
+import type { Db } from '../store/db.ts';
+import { claimDueDeliveries, recordAttempt } from '../store/webhook-deliveries.ts';
+import type { ClaimedDelivery } from '../store/webhook-deliveries.ts';
+import { disableEndpoint, markEndpointFailing, markEndpointHealthy } from '../store/webhook-endpoints.ts';
+import { classifyStatus, nextRetry } from './retry-policy.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import type { Sender } from './send-webhook.ts';
+
+export type Dispatcher = {
+  start(): void;
+  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  stop(): Promise<void>;
+  /** Looks for due work now (called when a query commits, a test is sent, a delivery is redelivered). */
+  wake(): void;
+};
+
+/** After a wake, look again this much later: the wake may come just before the enqueuing transaction commits. */
+const COMMIT_GRACE_MS = 25;
+
+/**
+ * Delivers the outbox: claims due rows (several processes may share one PostgreSQL: claims are disjoint),
+ * sends each, records the attempt and schedules the next one by the retry policy. At-least-once: a process
+ * that dies mid-attempt leaves the claim to expire, and another attempt follows.
+ */
+export const createDispatcher = (deps: {
+  db: Db;
+  sender: Sender;
+  policy: RetryPolicy;
+  pollMs: number;
+  concurrency: number;
+  timeoutMs: number;
+  random?: () => number;
+  onError?: (e: unknown) => void;
+}): Dispatcher => {
+  const { db, policy } = deps;
+  const random = deps.random ?? Math.random;
+  // The claim outlives the longest attempt (timeout) plus recording it, so no other process takes it meanwhile.
+  const lockMs = deps.timeoutMs * 2 + 10_000;
+  const inflight = new Set<Promise<void>>();
+  let running = false;
+  let pumping = false;
+  let again = false;
+  let interval: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const attempt = async (c: ClaimedDelivery): Promise<void> => {
+    const out = await deps.sender.send({
+      url: c.url,
+      webhookId: c.eventId,
+      payload: c.payload,
+      secrets: c.secrets,
+    });
+    const verdict = out.statusCode === null ? 'retry' : classifyStatus(out.statusCode);
+    const base = {
+      deliveryId: c.id,
+      statusCode: out.statusCode,
+      durationMs: out.durationMs,
+      responseBody: out.responseBody,
+    };
+    await db.transaction(async (tx) => {
+      switch (verdict) {
+        case 'delivered':
+          await recordAttempt(tx, { ...base, error: null, status: 'succeeded', retryInMs: null });
+          await markEndpointHealthy(tx, c.endpointId);
+          return;
+        case 'gone': {
+          const reason = 'the receiver answered 410 Gone';
+          await recordAttempt(tx, { ...base, error: reason, status: 'failed', retryInMs: null });
+          await disableEndpoint(tx, c.endpointId, reason);
+          return;
+        }
+        case 'retry': {
+          const error = out.error ?? `HTTP ${String(out.statusCode)}`;
+          const failingMs = await markEndpointFailing(tx, c.endpointId);
+          if (failingMs >= policy.horizonMs) {
+            const reason = `failing for ${Math.round(failingMs / 3_600_000)} h without a successful delivery`;
+            await recordAttempt(tx, { ...base, error, status: 'failed', retryInMs: null });
+            await disableEndpoint(tx, c.endpointId, reason);
+            return;
+          }
+          const decision = nextRetry(policy, {
+            attempts: c.attemptCount + 1,
+            elapsedMs: c.elapsedMs + out.durationMs,
+            retryAfterMs: out.retryAfterMs,
+            random: random(),
+          });
+          await recordAttempt(tx, {
+            ...base,
+            error: decision.retry ? error : `${error}; ${decision.reason}`,
+            status: decision.retry ? 'pending' : 'failed',
+            retryInMs: decision.retry ? decision.delayMs : null,
+          });
+          return;
+        }
+      }
+    });
+  };
+
+  const track = (c: ClaimedDelivery): void => {
+    const p = attempt(c)
+      .catch((e: unknown) => deps.onError?.(e))
+      .finally(() => {
+        inflight.delete(p);
+        // A freed slot may take more due work right away.
+        if (running) void pump();
+      });
+    inflight.add(p);
+  };
+
+  const pump = (): Promise<void> => {
+    if (pumping) {
+      again = true;
+      return current;
+    }
+    pumping = true;
+    current = claimLoop();
+    return current;
+  };
+
+  const claimLoop = async (): Promise<void> => {
+    try {
+      do {
+        again = false;
+        while (running && inflight.size < deps.concurrency) {
+          const claimed = await claimDueDeliveries(db, deps.concurrency - inflight.size, lockMs);
+          for (const c of claimed) track(c);
+          if (claimed.length === 0) break;
+        }
+      } while (again && running);
+    } catch (e) {
+      deps.onError?.(e);
+    } finally {
+      pumping = false;
+    }
+  };
+
+  return {
+    start: () => {
+      if (running) return;
+      running = true;
+      interval = setInterval(() => void pump(), deps.pollMs);
+      interval.unref();
+      void pump();
+    },
+    stop: async () => {
+      running = false;
+      if (interval) clearInterval(interval);
+      // A claim in progress still hands its rows to attempts: wait for it, then for every attempt.
+      await current;
+      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+      deps.sender.close();
+    },
+    wake: () => {
+      if (!running) return;
+      void pump();
+      setTimeout(() => void pump(), COMMIT_GRACE_MS).unref();
+    },
+  };
+};

@@ -1,0 +1,265 @@
+import type { Queryable } from './db.ts';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
+
+export type AttemptRecord = {
+  attemptedAt: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+  nextAttemptAt: Date | null;
+};
+
+export type DeliveryRecord = {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  attempts: AttemptRecord[];
+};
+
+/** `now()` plus a millisecond count bound as a parameter: the store's clock decides when work is due. */
+const after = (param: string): string => `now() + ${param}::double precision * interval '1 millisecond'`;
+const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+/**
+ * Writes one event and a pending delivery per enabled endpoint of the account. Runs inside the caller's
+ * transaction (the query log's), so the event exists exactly when the record it describes does.
+ * Returns the number of deliveries queued (0: the account has no enabled endpoint and nothing is written).
+ */
+export const enqueueEvent = async (
+  tx: Queryable,
+  e: { id: string; accountId: string; type: string; payload: string; queryLogId: string | null },
+  onlyEndpointId?: string,
+): Promise<number> => {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO webhook_events (id, account_id, type, payload, query_log_id)
+     SELECT $1, $2, $3, $4, $5 WHERE EXISTS (
+       SELECT 1 FROM webhook_endpoints WHERE account_id = $2 AND ($6::text IS NULL AND enabled OR id = $6))
+     RETURNING id`,
+    [e.id, e.accountId, e.type, e.payload, e.queryLogId, onlyEndpointId ?? null],
+  );
+  if (rows.length === 0) return 0;
+  const queued = await tx.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at)
+     SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), $1, id, account_id, now()
+     FROM webhook_endpoints WHERE account_id = $2 AND ($3::text IS NULL AND enabled OR id = $3)
+     RETURNING id`,
+    [e.id, e.accountId, onlyEndpointId ?? null],
+  );
+  return queued.rows.length;
+};
+
+/** A due delivery, claimed by one dispatcher until `locked_until`, with what it needs to send it. */
+export type ClaimedDelivery = {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  url: string;
+  payload: string;
+  secrets: string[];
+  attemptCount: number;
+  /** Since the start of the retry horizon, by the store's clock. */
+  elapsedMs: number;
+};
+
+/**
+ * Claims up to `limit` due deliveries for `lockMs`. `FOR UPDATE SKIP LOCKED` lets several gateway processes
+ * on one PostgreSQL claim disjoint rows; `locked_until` keeps a claimed row from being claimed again while its
+ * attempt runs, and frees it if the process dies mid-attempt.
+ */
+export const claimDueDeliveries = async (
+  db: Queryable,
+  limit: number,
+  lockMs: number,
+): Promise<ClaimedDelivery[]> => {
+  const { rows } = await db.query<{
+    id: string;
+    event_id: string;
+    endpoint_id: string;
+    attempt_count: number;
+    elapsed_ms: number | string;
+  }>(
+    `UPDATE webhook_deliveries SET locked_until = ${after('$2')}
+     WHERE id IN (
+       SELECT id FROM webhook_deliveries
+       WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+     RETURNING id, event_id, endpoint_id, attempt_count,
+       extract(epoch FROM now() - retry_started_at) * 1000 AS elapsed_ms`,
+    [limit, lockMs],
+  );
+  if (rows.length === 0) return [];
+  const details = await db.query<{
+    id: string;
+    url: string;
+    payload: string;
+    secret: string;
+    previous_secret: string | null;
+  }>(
+    `SELECT d.id, e.url, v.payload, e.secret,
+       CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret
+     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+     JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ANY($1::text[])`,
+    [rows.map((r) => r.id)],
+  );
+  const byId = new Map(details.rows.map((d) => [d.id, d]));
+  return rows.flatMap((r) => {
+    const d = byId.get(r.id);
+    if (!d) return [];
+    return [
+      {
+        id: r.id,
+        eventId: r.event_id,
+        endpointId: r.endpoint_id,
+        url: d.url,
+        payload: d.payload,
+        secrets: d.previous_secret === null ? [d.secret] : [d.secret, d.previous_secret],
+        attemptCount: r.attempt_count,
+        elapsedMs: Number(r.elapsed_ms),
+      },
+    ];
+  });
+};
+
+/** Records one attempt and the delivery's new state, releasing the claim. */
+export const recordAttempt = async (
+  tx: Queryable,
+  a: {
+    deliveryId: string;
+    statusCode: number | null;
+    durationMs: number;
+    error: string | null;
+    responseBody: string | null;
+    status: DeliveryStatus;
+    /** Delay until the next attempt when `status` is pending. */
+    retryInMs: number | null;
+  },
+): Promise<void> => {
+  await tx.query(
+    `INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_body, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::double precision IS NULL THEN NULL ELSE ${after('$6')} END)`,
+    [a.deliveryId, a.statusCode, a.durationMs, a.error, a.responseBody, a.retryInMs],
+  );
+  // `status = 'pending'`: a delivery cancelled (endpoint disabled) while its attempt ran stays cancelled.
+  await tx.query(
+    `UPDATE webhook_deliveries SET status = $2, attempt_count = attempt_count + 1, locked_until = NULL,
+       next_attempt_at = CASE WHEN $5::double precision IS NULL THEN NULL ELSE ${after('$5')} END,
+       last_status_code = $3, last_error = $4, updated_at = now()
+     WHERE id = $1 AND status = 'pending'`,
+    [a.deliveryId, a.status, a.statusCode, a.error, a.retryInMs],
+  );
+};
+
+type DeliveryRow = {
+  id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+};
+type AttemptRow = {
+  delivery_id: string;
+  attempted_at: Date | string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+  next_attempt_at: Date | string | null;
+};
+const DELIVERY_COLUMNS = `d.id, d.event_id, v.type AS event_type, d.endpoint_id, d.status, d.attempt_count,
+  d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at`;
+
+const withAttempts = async (db: Queryable, rows: DeliveryRow[]): Promise<DeliveryRecord[]> => {
+  if (rows.length === 0) return [];
+  const attempts = await db.query<AttemptRow>(
+    `SELECT delivery_id, attempted_at, status_code, duration_ms, error, response_body, next_attempt_at
+     FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY attempted_at, id`,
+    [rows.map((r) => r.id)],
+  );
+  const by = new Map<string, AttemptRecord[]>();
+  for (const a of attempts.rows) {
+    const list = by.get(a.delivery_id) ?? [];
+    list.push({
+      attemptedAt: new Date(a.attempted_at),
+      statusCode: a.status_code,
+      durationMs: a.duration_ms,
+      error: a.error,
+      responseBody: a.response_body,
+      nextAttemptAt: date(a.next_attempt_at),
+    });
+    by.set(a.delivery_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    endpointId: r.endpoint_id,
+    status: r.status,
+    attemptCount: r.attempt_count,
+    nextAttemptAt: date(r.next_attempt_at),
+    lastStatusCode: r.last_status_code,
+    lastError: r.last_error,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+    attempts: by.get(r.id) ?? [],
+  }));
+};
+
+/** The endpoint's deliveries, newest first, each with every attempt. */
+export const listDeliveries = async (
+  db: Queryable,
+  accountId: string,
+  endpointId: string,
+  limit: number,
+  offset: number,
+): Promise<DeliveryRecord[]> => {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+     WHERE d.endpoint_id = $1 AND d.account_id = $2 ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+    [endpointId, accountId, limit, offset],
+  );
+  return withAttempts(db, rows);
+};
+
+export const findDelivery = async (
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<DeliveryRecord | undefined> => {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
+     WHERE d.id = $1 AND d.account_id = $2`,
+    [id, accountId],
+  );
+  return (await withAttempts(db, rows))[0];
+};
+
+/**
+ * Queues the delivery again now, with a fresh retry horizon. The message keeps its `webhook-id`, so a
+ * receiver that already processed it can recognise the duplicate.
+ */
+export const requeueDelivery = async (db: Queryable, accountId: string, id: string): Promise<boolean> => {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), retry_started_at = now(),
+       locked_until = NULL, updated_at = now()
+     WHERE id = $1 AND account_id = $2 AND (status <> 'pending' OR locked_until IS NULL OR locked_until < now())
+     RETURNING id`,
+    [id, accountId],
+  );
+  return rows.length > 0;
+};
