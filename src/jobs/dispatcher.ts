@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.ts';
 import { claimDueDeliveries, recordAttempt } from '../store/webhook-deliveries.ts';
 import type { ClaimedDelivery } from '../store/webhook-deliveries.ts';
-import { disableEndpoint, markEndpointFailing, markEndpointHealthy } from '../store/webhook-endpoints.ts';
+import { disableEndpoint, markEndpointFailing } from '../store/webhook-endpoints.ts';
 import { classifyStatus, nextRetry } from './retry-policy.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { Sender } from './send-webhook.ts';
@@ -57,12 +57,19 @@ export const createDispatcher = (deps: {
       durationMs: out.durationMs,
       responseBody: out.responseBody,
     };
+    if (verdict === 'delivered') {
+      // The common case in one statement (no transaction round trips).
+      await recordAttempt(db, {
+        ...base,
+        error: null,
+        status: 'succeeded',
+        retryInMs: null,
+        endpointHealthy: true,
+      });
+      return;
+    }
     await db.transaction(async (tx) => {
       switch (verdict) {
-        case 'delivered':
-          await recordAttempt(tx, { ...base, error: null, status: 'succeeded', retryInMs: null });
-          await markEndpointHealthy(tx, c.endpointId);
-          return;
         case 'gone': {
           const reason = 'the receiver answered 410 Gone';
           await recordAttempt(tx, { ...base, error: reason, status: 'failed', retryInMs: null });
@@ -101,8 +108,8 @@ export const createDispatcher = (deps: {
       .catch((e: unknown) => deps.onError?.(e))
       .finally(() => {
         inflight.delete(p);
-        // A freed slot may take more due work right away.
-        if (running) void pump();
+        // Freed slots take more due work once half are free: claims come in batches, not one row each.
+        if (running && inflight.size <= deps.concurrency / 2) void pump();
       });
     inflight.add(p);
   };

@@ -81,58 +81,49 @@ export const claimDueDeliveries = async (
   limit: number,
   lockMs: number,
 ): Promise<ClaimedDelivery[]> => {
+  // One statement (claim and read what sending needs): on the embedded store every round trip counts.
   const { rows } = await db.query<{
     id: string;
     event_id: string;
     endpoint_id: string;
     attempt_count: number;
     elapsed_ms: number | string;
-  }>(
-    `UPDATE webhook_deliveries SET locked_until = ${after('$2')}
-     WHERE id IN (
-       SELECT id FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING id, event_id, endpoint_id, attempt_count,
-       extract(epoch FROM now() - retry_started_at) * 1000 AS elapsed_ms`,
-    [limit, lockMs],
-  );
-  if (rows.length === 0) return [];
-  const details = await db.query<{
-    id: string;
     url: string;
     payload: string;
     secret: string;
     previous_secret: string | null;
   }>(
-    `SELECT d.id, e.url, v.payload, e.secret,
+    `WITH claimed AS (
+       UPDATE webhook_deliveries SET locked_until = ${after('$2')}
+       WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, event_id, endpoint_id, attempt_count,
+         extract(epoch FROM now() - retry_started_at) * 1000 AS elapsed_ms)
+     SELECT c.id, c.event_id, c.endpoint_id, c.attempt_count, c.elapsed_ms, e.url, v.payload, e.secret,
        CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret
-     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-     JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ANY($1::text[])`,
-    [rows.map((r) => r.id)],
+     FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN webhook_events v ON v.id = c.event_id`,
+    [limit, lockMs],
   );
-  const byId = new Map(details.rows.map((d) => [d.id, d]));
-  return rows.flatMap((r) => {
-    const d = byId.get(r.id);
-    if (!d) return [];
-    return [
-      {
-        id: r.id,
-        eventId: r.event_id,
-        endpointId: r.endpoint_id,
-        url: d.url,
-        payload: d.payload,
-        secrets: d.previous_secret === null ? [d.secret] : [d.secret, d.previous_secret],
-        attemptCount: r.attempt_count,
-        elapsedMs: Number(r.elapsed_ms),
-      },
-    ];
-  });
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    endpointId: r.endpoint_id,
+    url: r.url,
+    payload: r.payload,
+    secrets: r.previous_secret === null ? [r.secret] : [r.secret, r.previous_secret],
+    attemptCount: r.attempt_count,
+    elapsedMs: Number(r.elapsed_ms),
+  }));
 };
 
-/** Records one attempt and the delivery's new state, releasing the claim. */
+/**
+ * Records one attempt and the delivery's new state, releasing the claim; with `endpointHealthy`, also ends
+ * the endpoint's failing streak. One statement, so it is atomic without a transaction of its own.
+ */
 export const recordAttempt = async (
-  tx: Queryable,
+  db: Queryable,
   a: {
     deliveryId: string;
     statusCode: number | null;
@@ -142,20 +133,31 @@ export const recordAttempt = async (
     status: DeliveryStatus;
     /** Delay until the next attempt when `status` is pending. */
     retryInMs: number | null;
+    endpointHealthy?: boolean;
   },
 ): Promise<void> => {
-  await tx.query(
-    `INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_body, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::double precision IS NULL THEN NULL ELSE ${after('$6')} END)`,
-    [a.deliveryId, a.statusCode, a.durationMs, a.error, a.responseBody, a.retryInMs],
-  );
-  // `status = 'pending'`: a delivery cancelled (endpoint disabled) while its attempt ran stays cancelled.
-  await tx.query(
-    `UPDATE webhook_deliveries SET status = $2, attempt_count = attempt_count + 1, locked_until = NULL,
-       next_attempt_at = CASE WHEN $5::double precision IS NULL THEN NULL ELSE ${after('$5')} END,
-       last_status_code = $3, last_error = $4, updated_at = now()
-     WHERE id = $1 AND status = 'pending'`,
-    [a.deliveryId, a.status, a.statusCode, a.error, a.retryInMs],
+  const next = `CASE WHEN $6::double precision IS NULL THEN NULL ELSE ${after('$6')} END`;
+  await db.query(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_body, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, ${next})),
+     delivery AS (
+       -- status = 'pending': a delivery cancelled (endpoint disabled) while its attempt ran stays cancelled.
+       UPDATE webhook_deliveries SET status = $7, attempt_count = attempt_count + 1, locked_until = NULL,
+         next_attempt_at = ${next}, last_status_code = $2, last_error = $4, updated_at = now()
+       WHERE id = $1 AND status = 'pending' RETURNING endpoint_id)
+     UPDATE webhook_endpoints SET failing_since = NULL
+     WHERE $8::boolean AND failing_since IS NOT NULL AND id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1)`,
+    [
+      a.deliveryId,
+      a.statusCode,
+      a.durationMs,
+      a.error,
+      a.responseBody,
+      a.retryInMs,
+      a.status,
+      a.endpointHealthy ?? false,
+    ],
   );
 };
 
