@@ -7,8 +7,7 @@
  * SQLGATE_DATABASE_URL (optional) runs it on a PostgreSQL state store instead of the embedded one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
@@ -33,16 +32,24 @@ const services = await createServices(config, { progress: () => {}, metrics: fal
 const app = await buildApp(config, services, { logger: false });
 const base = await app.listen({ host: '127.0.0.1', port: 0 });
 
+const child = fork(join(import.meta.dirname, 'receiver.ts'), [], { execPath: process.execPath });
+const port = await new Promise<number>((resolve) =>
+  child.once('message', (m) => resolve((m as { port: number }).port)),
+);
+const hook = `http://127.0.0.1:${port}/hook`;
 let received = 0;
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    received++;
-    res.end('ok');
-  });
+child.on('message', (m) => {
+  const r = (m as { received?: number }).received;
+  if (r !== undefined) received = r;
 });
-await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+/** Waits until the receiver has counted at least `n` requests. */
+const receivedAtLeast = async (n: number, timeoutMs = 120_000): Promise<void> => {
+  const until = Date.now() + timeoutMs;
+  while (received < n && Date.now() < until) {
+    child.send('count');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
 
 const quiet = await services.keys.create({ accountEmail: 'none@bench.local' });
 const busy = await services.keys.create({ accountEmail: 'ten@bench.local' });
@@ -83,7 +90,7 @@ for (let i = 0; i < EVENTS; i += 100)
   });
 const t0 = performance.now();
 services.webhookDispatcher.start();
-while (received < EVENTS) await new Promise((r) => setTimeout(r, 5));
+await receivedAtLeast(EVENTS);
 const drainS = (performance.now() - t0) / 1000;
 
 // (2) POST /query latency, 0 vs 10 endpoints. Alternating blocks (not single queries): the deliveries a
@@ -106,15 +113,14 @@ const BLOCK = 50;
 for (let done = 0; done < QUERIES; done += BLOCK) {
   for (let i = 0; i < BLOCK; i++) zero.push(await timeQuery(quiet.key, i));
   // Let the previous block's deliveries finish so that each block starts from an idle dispatcher.
-  while (received < EVENTS + 10 * ten.length) await new Promise((r) => setTimeout(r, 5));
+  await receivedAtLeast(EVENTS + 10 * ten.length);
   for (let i = 0; i < BLOCK; i++) ten.push(await timeQuery(busy.key, i));
-  while (received < EVENTS + 10 * ten.length) await new Promise((r) => setTimeout(r, 5));
+  await receivedAtLeast(EVENTS + 10 * ten.length);
 }
 const pct = (xs: number[], p: number): string =>
   ([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0).toFixed(2);
 const expected = EVENTS + 10 * ten.length;
-const until = Date.now() + 60_000;
-while (received < expected && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+await receivedAtLeast(expected, 60_000);
 
 const store = config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
 process.stdout.write(
@@ -130,5 +136,5 @@ process.stdout.write(
 );
 await app.close();
 await closeServices(services);
-receiver.close();
+child.send('stop');
 rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import type { Db } from '../store/db.ts';
-import { claimDueDeliveries, recordAttempt } from '../store/webhook-deliveries.ts';
-import type { ClaimedDelivery } from '../store/webhook-deliveries.ts';
+import { claimDueDeliveries, recordAttempt, recordSuccesses } from '../store/webhook-deliveries.ts';
+import type { ClaimedDelivery, SuccessRecord } from '../store/webhook-deliveries.ts';
 import { disableEndpoint, markEndpointFailing } from '../store/webhook-endpoints.ts';
 import { classifyStatus, nextRetry } from './retry-policy.ts';
 import type { RetryPolicy } from './retry-policy.ts';
@@ -16,6 +16,9 @@ export type Dispatcher = {
 
 /** After a wake, look again this much later: the wake may come just before the enqueuing transaction commits. */
 const COMMIT_GRACE_MS = 25;
+/** Successes are written together, at most this long after the first of a batch (the claim covers the wait). */
+const SUCCESS_BATCH_MS = 10;
+const SUCCESS_BATCH_MAX = 100;
 
 /**
  * Delivers the outbox: claims due rows (several processes may share one PostgreSQL: claims are disjoint),
@@ -42,6 +45,35 @@ export const createDispatcher = (deps: {
   let again = false;
   let interval: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
+  let successes: Array<{ record: SuccessRecord; done: (e?: Error) => void }> = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+
+  const flushSuccesses = (): void => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const batch = successes;
+    successes = [];
+    recordSuccesses(
+      db,
+      batch.map((b) => b.record),
+    ).then(
+      () => batch.forEach((b) => b.done()),
+      (e: unknown) => {
+        const err = e instanceof Error ? e : new Error('recording webhook successes failed');
+        batch.forEach((b) => b.done(err));
+      },
+    );
+  };
+  /** Resolves once the success is stored; until then the delivery stays claimed. */
+  const recordSuccess = (record: SuccessRecord): Promise<void> =>
+    new Promise((resolve, reject) => {
+      successes.push({
+        record,
+        done: (e) => (e === undefined ? resolve() : reject(e)),
+      });
+      if (successes.length >= SUCCESS_BATCH_MAX) flushSuccesses();
+      else flushTimer ??= setTimeout(flushSuccesses, SUCCESS_BATCH_MS);
+    });
 
   const attempt = async (c: ClaimedDelivery): Promise<void> => {
     const out = await deps.sender.send({
@@ -58,14 +90,7 @@ export const createDispatcher = (deps: {
       responseBody: out.responseBody,
     };
     if (verdict === 'delivered') {
-      // The common case in one statement (no transaction round trips).
-      await recordAttempt(db, {
-        ...base,
-        error: null,
-        status: 'succeeded',
-        retryInMs: null,
-        endpointHealthy: true,
-      });
+      await recordSuccess({ ...base, statusCode: out.statusCode ?? 200 });
       return;
     }
     await db.transaction(async (tx) => {
