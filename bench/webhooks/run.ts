@@ -117,6 +117,10 @@ for (let done = 0; done < QUERIES; done += BLOCK) {
   for (let i = 0; i < BLOCK; i++) ten.push(await timeQuery(busy.key, i));
   await receivedAtLeast(EVENTS + 10 * ten.length);
 }
+// (3) The request path alone: 10 endpoints with the dispatcher stopped (only the outbox insert remains).
+await services.webhookDispatcher.stop();
+const queued: number[] = [];
+for (let i = 0; i < QUERIES; i++) queued.push(await timeQuery(busy.key, i));
 const pct = (xs: number[], p: number): string =>
   ([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0).toFixed(2);
 const expected = EVENTS + 10 * ten.length;
@@ -130,6 +134,7 @@ process.stdout.write(
     `POST /query latency over ${QUERIES} queries each (ms):`,
     `   0 endpoints: p50 ${pct(zero, 0.5)}  p90 ${pct(zero, 0.9)}  p99 ${pct(zero, 0.99)}`,
     `  10 endpoints: p50 ${pct(ten, 0.5)}  p90 ${pct(ten, 0.9)}  p99 ${pct(ten, 0.99)}`,
+    `  10 endpoints, dispatcher stopped (outbox insert only): p50 ${pct(queued, 0.5)}  p90 ${pct(queued, 0.9)}  p99 ${pct(queued, 0.99)}`,
     `deliveries from the latency run: ${received - EVENTS} of ${10 * ten.length}`,
     '',
   ].join('\n'),

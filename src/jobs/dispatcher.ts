@@ -1,5 +1,10 @@
 import type { Db } from '../store/db.ts';
-import { claimDueDeliveries, recordAttempt, recordSuccesses } from '../store/webhook-deliveries.ts';
+import {
+  claimDueDeliveries,
+  recordAttempt,
+  recordSuccesses,
+  releaseAllClaims,
+} from '../store/webhook-deliveries.ts';
 import type { ClaimedDelivery, SuccessRecord } from '../store/webhook-deliveries.ts';
 import { disableEndpoint, markEndpointFailing } from '../store/webhook-endpoints.ts';
 import { classifyStatus, nextRetry } from './retry-policy.ts';
@@ -172,7 +177,10 @@ export const createDispatcher = (deps: {
       running = true;
       interval = setInterval(() => void pump(), deps.pollMs);
       interval.unref();
-      void pump();
+      // On a shared PostgreSQL another process's claims are live; on the embedded store they are stale.
+      current =
+        db.kind === 'embedded' ? releaseAllClaims(db).catch((e: unknown) => deps.onError?.(e)) : current;
+      void current.then(pump);
     },
     stop: async () => {
       running = false;

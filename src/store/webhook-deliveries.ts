@@ -188,3 +188,13 @@ export const recordSuccesses = async (db: Queryable, list: readonly SuccessRecor
     ],
   );
 };
+
+/**
+ * Frees every claim. Only for the embedded store, which one process owns: claims left there were taken by a
+ * process that is gone (killed mid-attempt), so its deliveries need not wait for the claims to expire.
+ */
+export const releaseAllClaims = async (db: Queryable): Promise<void> => {
+  await db.query(
+    "UPDATE webhook_deliveries SET locked_until = NULL WHERE status = 'pending' AND locked_until IS NOT NULL",
+  );
+};
