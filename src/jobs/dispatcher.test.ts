@@ -58,10 +58,14 @@ const until = async (pred: () => Promise<boolean>, ms = 5_000): Promise<void> =>
 describe('dispatcher', () => {
   it('disables an endpoint that has failed for the whole horizon, and records why', async () => {
     await setup('ep_dead');
+    // The endpoint has been failing (no success) for longer than the horizon: its next failure disables it.
+    await db.query(
+      "UPDATE webhook_endpoints SET failing_since = now() - interval '2 hours' WHERE id = 'ep_dead'",
+    );
     const d = createDispatcher({
       db,
       sender: failing(null),
-      policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 300 },
+      policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 3_600_000 },
       pollMs: 20,
       concurrency: 4,
       timeoutMs: 100,
@@ -70,11 +74,30 @@ describe('dispatcher', () => {
     await until(async () => (await findEndpoint(db, 'acc', 'ep_dead'))?.enabled === false);
     await d.stop();
     const ep = await findEndpoint(db, 'acc', 'ep_dead');
-    expect(ep?.disabledReason).toMatch(/^failing for \d+ h without a successful delivery$/);
+    expect(ep?.disabledReason).toBe('failing for 2 h without a successful delivery');
     const [delivery] = await listDeliveries(db, 'acc', 'ep_dead', 10, 0);
     expect(delivery?.status).toBe('failed');
-    expect(delivery?.attempts.length).toBeGreaterThan(1);
-    expect(delivery?.attempts.every((a) => a.error?.startsWith('ECONNREFUSED'))).toBe(true);
+    expect(delivery?.attempts).toHaveLength(1);
+    expect(delivery?.attempts[0]?.error).toMatch(/^ECONNREFUSED/);
+  });
+
+  it('keeps an endpoint that has failed for less than the horizon', async () => {
+    await setup('ep_young');
+    await db.query(
+      "UPDATE webhook_endpoints SET failing_since = now() - interval '30 minutes' WHERE id = 'ep_young'",
+    );
+    const d = createDispatcher({
+      db,
+      sender: failing(500),
+      policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 3_600_000 },
+      pollMs: 20,
+      concurrency: 4,
+      timeoutMs: 100,
+    });
+    d.start();
+    await until(async () => ((await listDeliveries(db, 'acc', 'ep_young', 1, 0))[0]?.attemptCount ?? 0) >= 2);
+    await d.stop();
+    expect((await findEndpoint(db, 'acc', 'ep_young'))?.enabled).toBe(true);
   });
 
   it('gives a delivery up past the horizon while the endpoint had successes in between', async () => {
