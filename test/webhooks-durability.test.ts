@@ -37,7 +37,7 @@ describe('webhook outbox durability', () => {
 
     const first = await startGatewayProcess(env);
     running.push(first);
-    const ep = await createEndpointOver(first.url, key, `http://127.0.0.1:${port}/hook`);
+    const ep = await createEndpointOver(first.url, key, `http://127.0.0.1:${port}/hook/durable`);
     const traces = new Set<string>();
     for (let i = 0; i < 20; i++) traces.add((await postQuery(first.url, key, `SELECT ${i} AS i`)).trace_id);
     // Let some attempts fail against the closed port, then kill without any chance to clean up.
@@ -45,7 +45,7 @@ describe('webhook outbox durability', () => {
     first.proc.kill('SIGKILL');
     await first.exited;
 
-    const receiver = await startReceiver({ port });
+    const receiver = await startReceiver({ port, path: '/hook/durable' });
     try {
       const second = await startGatewayProcess(env);
       running.push(second);

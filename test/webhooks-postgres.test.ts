@@ -61,9 +61,10 @@ describe.skipIf(BASE_URL === undefined)('webhooks with two gateway processes on 
     // The receiver holds each request briefly so that a message delivered twice at once would overlap.
     const receiver = await startReceiver({ holdMs: 5 });
     try {
-      const [a, b] = await Promise.all([startGatewayProcess(envA), startGatewayProcess(env())]);
-      running.push(a, b);
-      const gateways = [a, b];
+      const started = await Promise.allSettled([startGatewayProcess(envA), startGatewayProcess(env())]);
+      const gateways = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      running.push(...gateways);
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
       await createEndpointOver(gateways[0]?.url ?? '', key, receiver.url);
 
       const traces = new Set<string>();

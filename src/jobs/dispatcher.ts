@@ -1,7 +1,12 @@
 import type { Db } from '../store/db.ts';
-import { claimDueDeliveries, recordAttempt } from '../store/webhook-deliveries.ts';
-import type { ClaimedDelivery } from '../store/webhook-deliveries.ts';
-import { disableEndpoint, markEndpointFailing, markEndpointHealthy } from '../store/webhook-endpoints.ts';
+import {
+  claimDueDeliveries,
+  recordAttempt,
+  recordSuccesses,
+  releaseAllClaims,
+} from '../store/webhook-deliveries.ts';
+import type { ClaimedDelivery, SuccessRecord } from '../store/webhook-deliveries.ts';
+import { disableEndpoint, markEndpointFailing } from '../store/webhook-endpoints.ts';
 import { classifyStatus, nextRetry } from './retry-policy.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { Sender } from './send-webhook.ts';
@@ -16,6 +21,9 @@ export type Dispatcher = {
 
 /** After a wake, look again this much later: the wake may come just before the enqueuing transaction commits. */
 const COMMIT_GRACE_MS = 25;
+/** Successes are written together, at most this long after the first of a batch (the claim covers the wait). */
+const SUCCESS_BATCH_MS = 10;
+const SUCCESS_BATCH_MAX = 100;
 
 /**
  * Delivers the outbox: claims due rows (several processes may share one PostgreSQL: claims are disjoint),
@@ -42,6 +50,35 @@ export const createDispatcher = (deps: {
   let again = false;
   let interval: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
+  let successes: Array<{ record: SuccessRecord; done: (e?: Error) => void }> = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+
+  const flushSuccesses = (): void => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const batch = successes;
+    successes = [];
+    recordSuccesses(
+      db,
+      batch.map((b) => b.record),
+    ).then(
+      () => batch.forEach((b) => b.done()),
+      (e: unknown) => {
+        const err = e instanceof Error ? e : new Error('recording webhook successes failed');
+        batch.forEach((b) => b.done(err));
+      },
+    );
+  };
+  /** Resolves once the success is stored; until then the delivery stays claimed. */
+  const recordSuccess = (record: SuccessRecord): Promise<void> =>
+    new Promise((resolve, reject) => {
+      successes.push({
+        record,
+        done: (e) => (e === undefined ? resolve() : reject(e)),
+      });
+      if (successes.length >= SUCCESS_BATCH_MAX) flushSuccesses();
+      else flushTimer ??= setTimeout(flushSuccesses, SUCCESS_BATCH_MS);
+    });
 
   const attempt = async (c: ClaimedDelivery): Promise<void> => {
     const out = await deps.sender.send({
@@ -57,12 +94,12 @@ export const createDispatcher = (deps: {
       durationMs: out.durationMs,
       responseBody: out.responseBody,
     };
+    if (verdict === 'delivered') {
+      await recordSuccess({ ...base, statusCode: out.statusCode ?? 200 });
+      return;
+    }
     await db.transaction(async (tx) => {
       switch (verdict) {
-        case 'delivered':
-          await recordAttempt(tx, { ...base, error: null, status: 'succeeded', retryInMs: null });
-          await markEndpointHealthy(tx, c.endpointId);
-          return;
         case 'gone': {
           const reason = 'the receiver answered 410 Gone';
           await recordAttempt(tx, { ...base, error: reason, status: 'failed', retryInMs: null });
@@ -101,8 +138,8 @@ export const createDispatcher = (deps: {
       .catch((e: unknown) => deps.onError?.(e))
       .finally(() => {
         inflight.delete(p);
-        // A freed slot may take more due work right away.
-        if (running) void pump();
+        // Freed slots take more due work once half are free: claims come in batches, not one row each.
+        if (running && inflight.size <= deps.concurrency / 2) void pump();
       });
     inflight.add(p);
   };
@@ -140,7 +177,10 @@ export const createDispatcher = (deps: {
       running = true;
       interval = setInterval(() => void pump(), deps.pollMs);
       interval.unref();
-      void pump();
+      // On a shared PostgreSQL another process's claims are live; on the embedded store they are stale.
+      current =
+        db.kind === 'embedded' ? releaseAllClaims(db).catch((e: unknown) => deps.onError?.(e)) : current;
+      void current.then(pump);
     },
     stop: async () => {
       running = false;

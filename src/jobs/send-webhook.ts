@@ -30,6 +30,7 @@ const USER_AGENT = 'sqlgate/1.0.0';
 const EXCERPT_BYTES = 1024;
 /** Past this, the rest of a response body is not worth reading (the socket is dropped instead of reused). */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
+const TICK_MS = 25;
 
 /** Standard Webhooks signature header: space-separated `v1,<base64>` values, one per valid secret. */
 export const signatureHeader = (secrets: readonly string[], id: string, at: Date, payload: string): string =>
@@ -85,7 +86,7 @@ export const createSender = (opts: { timeoutMs: number; allowPrivate: boolean })
       const finish = (error: string | null): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        clearInterval(timer);
         if (!response) return resolve(fail(error ?? 'no response'));
         const status = response.status;
         const redirect = status >= 300 && status < 400 ? `redirect (${status}) not followed` : null;
@@ -125,15 +126,23 @@ export const createSender = (opts: { timeoutMs: number; allowPrivate: boolean })
           res.on('close', () => finish(null));
         },
       );
-      const timer = setTimeout(() => {
-        // Timers run before pending I/O after the event loop was busy (e.g. embedded-store work): give an
-        // answer that has already arrived one I/O turn to be read before calling it a timeout.
-        setImmediate(() => {
+      // The timeout counts time the receiver had to answer: a stretch in which this process's event loop was
+      // blocked (embedded store or engine work) counts for at most one tick, or a prompt answer that could
+      // not be read yet would be taken for a timeout.
+      let waited = 0;
+      let last = performance.now();
+      const timer = setInterval(
+        () => {
+          const now = performance.now();
+          waited += Math.min(now - last, 2 * TICK_MS);
+          last = now;
+          if (waited < opts.timeoutMs) return;
           const e = `timed out after ${opts.timeoutMs} ms`;
           finish(response ? null : e);
           req.destroy(new Error(e));
-        });
-      }, opts.timeoutMs);
+        },
+        Math.min(TICK_MS, opts.timeoutMs),
+      );
       req.on('error', (e: NodeJS.ErrnoException) => {
         const why = e.code === 'EWEBHOOKREFUSED' ? e.message : `${e.code ?? 'error'}: ${e.message}`;
         finish(why);

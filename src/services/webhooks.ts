@@ -3,8 +3,10 @@ import { GatewayError } from '../core/errors.ts';
 import { refuseWebhookUrl } from '../jobs/ssrf.ts';
 import type { Resolve } from '../jobs/ssrf.ts';
 import type { Db } from '../store/db.ts';
-import { enqueueEvent, findDelivery, listDeliveries, requeueDelivery } from '../store/webhook-deliveries.ts';
-import type { DeliveryRecord, DeliveryStatus } from '../store/webhook-deliveries.ts';
+import { enqueueEvent, requeueDelivery } from '../store/webhook-deliveries.ts';
+import type { DeliveryStatus } from '../store/webhook-deliveries.ts';
+import { findDelivery, listDeliveries } from '../store/webhook-delivery-log.ts';
+import type { DeliveryRecord } from '../store/webhook-delivery-log.ts';
 import {
   deleteEndpoint,
   findEndpoint,

@@ -2,33 +2,8 @@ import type { Queryable } from './db.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
 
-export type AttemptRecord = {
-  attemptedAt: Date;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  responseBody: string | null;
-  nextAttemptAt: Date | null;
-};
-
-export type DeliveryRecord = {
-  id: string;
-  eventId: string;
-  eventType: string;
-  endpointId: string;
-  status: DeliveryStatus;
-  attemptCount: number;
-  nextAttemptAt: Date | null;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  attempts: AttemptRecord[];
-};
-
 /** `now()` plus a millisecond count bound as a parameter: the store's clock decides when work is due. */
 const after = (param: string): string => `now() + ${param}::double precision * interval '1 millisecond'`;
-const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 
 /**
  * Writes one event and a pending delivery per enabled endpoint of the account. Runs inside the caller's
@@ -81,58 +56,49 @@ export const claimDueDeliveries = async (
   limit: number,
   lockMs: number,
 ): Promise<ClaimedDelivery[]> => {
+  // One statement (claim and read what sending needs): on the embedded store every round trip counts.
   const { rows } = await db.query<{
     id: string;
     event_id: string;
     endpoint_id: string;
     attempt_count: number;
     elapsed_ms: number | string;
-  }>(
-    `UPDATE webhook_deliveries SET locked_until = ${after('$2')}
-     WHERE id IN (
-       SELECT id FROM webhook_deliveries
-       WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
-       ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-     RETURNING id, event_id, endpoint_id, attempt_count,
-       extract(epoch FROM now() - retry_started_at) * 1000 AS elapsed_ms`,
-    [limit, lockMs],
-  );
-  if (rows.length === 0) return [];
-  const details = await db.query<{
-    id: string;
     url: string;
     payload: string;
     secret: string;
     previous_secret: string | null;
   }>(
-    `SELECT d.id, e.url, v.payload, e.secret,
+    `WITH claimed AS (
+       UPDATE webhook_deliveries SET locked_until = ${after('$2')}
+       WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())
+         ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, event_id, endpoint_id, attempt_count,
+         extract(epoch FROM now() - retry_started_at) * 1000 AS elapsed_ms)
+     SELECT c.id, c.event_id, c.endpoint_id, c.attempt_count, c.elapsed_ms, e.url, v.payload, e.secret,
        CASE WHEN e.previous_secret_expires_at > now() THEN e.previous_secret END AS previous_secret
-     FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-     JOIN webhook_events v ON v.id = d.event_id WHERE d.id = ANY($1::text[])`,
-    [rows.map((r) => r.id)],
+     FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN webhook_events v ON v.id = c.event_id`,
+    [limit, lockMs],
   );
-  const byId = new Map(details.rows.map((d) => [d.id, d]));
-  return rows.flatMap((r) => {
-    const d = byId.get(r.id);
-    if (!d) return [];
-    return [
-      {
-        id: r.id,
-        eventId: r.event_id,
-        endpointId: r.endpoint_id,
-        url: d.url,
-        payload: d.payload,
-        secrets: d.previous_secret === null ? [d.secret] : [d.secret, d.previous_secret],
-        attemptCount: r.attempt_count,
-        elapsedMs: Number(r.elapsed_ms),
-      },
-    ];
-  });
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    endpointId: r.endpoint_id,
+    url: r.url,
+    payload: r.payload,
+    secrets: r.previous_secret === null ? [r.secret] : [r.secret, r.previous_secret],
+    attemptCount: r.attempt_count,
+    elapsedMs: Number(r.elapsed_ms),
+  }));
 };
 
-/** Records one attempt and the delivery's new state, releasing the claim. */
+/**
+ * Records one attempt and the delivery's new state, releasing the claim; with `endpointHealthy`, also ends
+ * the endpoint's failing streak. One statement, so it is atomic without a transaction of its own.
+ */
 export const recordAttempt = async (
-  tx: Queryable,
+  db: Queryable,
   a: {
     deliveryId: string;
     statusCode: number | null;
@@ -142,111 +108,32 @@ export const recordAttempt = async (
     status: DeliveryStatus;
     /** Delay until the next attempt when `status` is pending. */
     retryInMs: number | null;
+    endpointHealthy?: boolean;
   },
 ): Promise<void> => {
-  await tx.query(
-    `INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_body, next_attempt_at)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $6::double precision IS NULL THEN NULL ELSE ${after('$6')} END)`,
-    [a.deliveryId, a.statusCode, a.durationMs, a.error, a.responseBody, a.retryInMs],
+  const next = `CASE WHEN $6::double precision IS NULL THEN NULL ELSE ${after('$6')} END`;
+  await db.query(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, error, response_body, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, ${next})),
+     delivery AS (
+       -- status = 'pending': a delivery cancelled (endpoint disabled) while its attempt ran stays cancelled.
+       UPDATE webhook_deliveries SET status = $7, attempt_count = attempt_count + 1, locked_until = NULL,
+         next_attempt_at = ${next}, last_status_code = $2, last_error = $4, updated_at = now()
+       WHERE id = $1 AND status = 'pending' RETURNING endpoint_id)
+     UPDATE webhook_endpoints SET failing_since = NULL
+     WHERE $8::boolean AND failing_since IS NOT NULL AND id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $1)`,
+    [
+      a.deliveryId,
+      a.statusCode,
+      a.durationMs,
+      a.error,
+      a.responseBody,
+      a.retryInMs,
+      a.status,
+      a.endpointHealthy ?? false,
+    ],
   );
-  // `status = 'pending'`: a delivery cancelled (endpoint disabled) while its attempt ran stays cancelled.
-  await tx.query(
-    `UPDATE webhook_deliveries SET status = $2, attempt_count = attempt_count + 1, locked_until = NULL,
-       next_attempt_at = CASE WHEN $5::double precision IS NULL THEN NULL ELSE ${after('$5')} END,
-       last_status_code = $3, last_error = $4, updated_at = now()
-     WHERE id = $1 AND status = 'pending'`,
-    [a.deliveryId, a.status, a.statusCode, a.error, a.retryInMs],
-  );
-};
-
-type DeliveryRow = {
-  id: string;
-  event_id: string;
-  event_type: string;
-  endpoint_id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: Date | string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-};
-type AttemptRow = {
-  delivery_id: string;
-  attempted_at: Date | string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-  response_body: string | null;
-  next_attempt_at: Date | string | null;
-};
-const DELIVERY_COLUMNS = `d.id, d.event_id, v.type AS event_type, d.endpoint_id, d.status, d.attempt_count,
-  d.next_attempt_at, d.last_status_code, d.last_error, d.created_at, d.updated_at`;
-
-const withAttempts = async (db: Queryable, rows: DeliveryRow[]): Promise<DeliveryRecord[]> => {
-  if (rows.length === 0) return [];
-  const attempts = await db.query<AttemptRow>(
-    `SELECT delivery_id, attempted_at, status_code, duration_ms, error, response_body, next_attempt_at
-     FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY attempted_at, id`,
-    [rows.map((r) => r.id)],
-  );
-  const by = new Map<string, AttemptRecord[]>();
-  for (const a of attempts.rows) {
-    const list = by.get(a.delivery_id) ?? [];
-    list.push({
-      attemptedAt: new Date(a.attempted_at),
-      statusCode: a.status_code,
-      durationMs: a.duration_ms,
-      error: a.error,
-      responseBody: a.response_body,
-      nextAttemptAt: date(a.next_attempt_at),
-    });
-    by.set(a.delivery_id, list);
-  }
-  return rows.map((r) => ({
-    id: r.id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    endpointId: r.endpoint_id,
-    status: r.status,
-    attemptCount: r.attempt_count,
-    nextAttemptAt: date(r.next_attempt_at),
-    lastStatusCode: r.last_status_code,
-    lastError: r.last_error,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-    attempts: by.get(r.id) ?? [],
-  }));
-};
-
-/** The endpoint's deliveries, newest first, each with every attempt. */
-export const listDeliveries = async (
-  db: Queryable,
-  accountId: string,
-  endpointId: string,
-  limit: number,
-  offset: number,
-): Promise<DeliveryRecord[]> => {
-  const { rows } = await db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
-     WHERE d.endpoint_id = $1 AND d.account_id = $2 ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
-    [endpointId, accountId, limit, offset],
-  );
-  return withAttempts(db, rows);
-};
-
-export const findDelivery = async (
-  db: Queryable,
-  accountId: string,
-  id: string,
-): Promise<DeliveryRecord | undefined> => {
-  const { rows } = await db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events v ON v.id = d.event_id
-     WHERE d.id = $1 AND d.account_id = $2`,
-    [id, accountId],
-  );
-  return (await withAttempts(db, rows))[0];
 };
 
 /**
@@ -262,4 +149,52 @@ export const requeueDelivery = async (db: Queryable, accountId: string, id: stri
     [id, accountId],
   );
   return rows.length > 0;
+};
+
+/** A 2xx attempt, recorded in batches (see `recordSuccesses`). */
+export type SuccessRecord = {
+  deliveryId: string;
+  statusCode: number;
+  durationMs: number;
+  responseBody: string | null;
+};
+
+/**
+ * Records many successful attempts in one statement and ends their endpoints' failing streaks. The dispatcher
+ * batches them: a query with 10 endpoints costs the store one write instead of ten.
+ */
+export const recordSuccesses = async (db: Queryable, list: readonly SuccessRecord[]): Promise<void> => {
+  if (list.length === 0) return;
+  await db.query(
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::int[], $3::double precision[], $4::text[])
+         AS t(delivery_id, status_code, duration_ms, response_body)),
+     attempt AS (
+       INSERT INTO webhook_attempts (delivery_id, status_code, duration_ms, response_body)
+       SELECT delivery_id, status_code, duration_ms, response_body FROM input),
+     delivery AS (
+       UPDATE webhook_deliveries d SET status = 'succeeded', attempt_count = d.attempt_count + 1,
+         locked_until = NULL, next_attempt_at = NULL, last_status_code = i.status_code, last_error = NULL,
+         updated_at = now()
+       FROM input i WHERE d.id = i.delivery_id AND d.status = 'pending')
+     UPDATE webhook_endpoints SET failing_since = NULL
+     WHERE failing_since IS NOT NULL
+       AND id IN (SELECT endpoint_id FROM webhook_deliveries WHERE id IN (SELECT delivery_id FROM input))`,
+    [
+      list.map((s) => s.deliveryId),
+      list.map((s) => s.statusCode),
+      list.map((s) => s.durationMs),
+      list.map((s) => s.responseBody),
+    ],
+  );
+};
+
+/**
+ * Frees every claim. Only for the embedded store, which one process owns: claims left there were taken by a
+ * process that is gone (killed mid-attempt), so its deliveries need not wait for the claims to expire.
+ */
+export const releaseAllClaims = async (db: Queryable): Promise<void> => {
+  await db.query(
+    "UPDATE webhook_deliveries SET locked_until = NULL WHERE status = 'pending' AND locked_until IS NOT NULL",
+  );
 };

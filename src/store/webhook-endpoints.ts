@@ -146,10 +146,3 @@ export const markEndpointFailing = async (db: Queryable, id: string): Promise<nu
   );
   return Number(rows[0]?.failing_ms ?? 0);
 };
-
-export const markEndpointHealthy = async (db: Queryable, id: string): Promise<void> => {
-  await db.query(
-    'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
-    [id],
-  );
-};

@@ -53,9 +53,9 @@ export const startGatewayProcess = (
     };
     proc.stdout.on('data', onData);
     proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    proc.once('exit', (code) => {
+    proc.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited (${String(code)}) before listening:\n${out}`));
+      reject(new Error(`gateway exited (${String(code)}, ${String(signal)}) before listening:\n${out}`));
     });
   });
 

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
 export type Received = { headers: IncomingHttpHeaders; body: string; at: number };
@@ -28,7 +29,14 @@ export const ok: Reply = (_r, res) => {
   res.end('ok');
 };
 
-export const startReceiver = async (opts: { port?: number; holdMs?: number } = {}): Promise<Receiver> => {
+/**
+ * `path` defaults to a unique one: a port freed by an earlier receiver may be reused, and messages still being
+ * retried to that earlier receiver must not count here (they get a 404 instead).
+ */
+export const startReceiver = async (
+  opts: { port?: number; holdMs?: number; path?: string } = {},
+): Promise<Receiver> => {
+  const path = opts.path ?? `/hook/${randomBytes(6).toString('hex')}`;
   const inFlight = new Map<string, number>();
   const self: Receiver = {
     url: '',
@@ -50,6 +58,12 @@ export const startReceiver = async (opts: { port?: number; holdMs?: number } = {
       }),
   };
   const server: Server = createServer((req, res) => {
+    if (req.url !== path) {
+      req.resume();
+      res.writeHead(404);
+      res.end();
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -76,6 +90,6 @@ export const startReceiver = async (opts: { port?: number; holdMs?: number } = {
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   self.port = (server.address() as AddressInfo).port;
-  self.url = `http://127.0.0.1:${self.port}/hook`;
+  self.url = `http://127.0.0.1:${self.port}${path}`;
   return self;
 };

@@ -1,0 +1,145 @@
+/**
+ * Webhook load benchmark: (1) events per second the dispatcher delivers to a local receiver, and (2) the
+ * latency POST /query adds when the account has 10 endpoints configured versus none.
+ *
+ *   node_modules/.bin/node bench/webhooks/run.ts [events=2000] [queries=300]
+ *
+ * SQLGATE_DATABASE_URL (optional) runs it on a PostgreSQL state store instead of the embedded one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { closeServices, createServices } from '../../src/runtime.ts';
+import { queryCompletedPayload } from '../../src/services/webhooks.ts';
+import type { QueryResult } from '../../src/services/run-query.ts';
+import { enqueueEvent } from '../../src/store/webhook-deliveries.ts';
+
+const EVENTS = Number(process.argv[2] ?? 2000);
+const QUERIES = Number(process.argv[3] ?? 300);
+const dir = mkdtempSync(join(tmpdir(), 'sqlgate-bench-'));
+const config = loadConfig({
+  SQLGATE_DATA_DIR: dir,
+  SQLGATE_DEMO_SCALE: '0.002',
+  SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  SQLGATE_LOG_LEVEL: 'silent',
+  SQLGATE_RATE_LIMIT_PER_MINUTE: '1000000',
+  ...(process.env.SQLGATE_DATABASE_URL ? { SQLGATE_DATABASE_URL: process.env.SQLGATE_DATABASE_URL } : {}),
+});
+const services = await createServices(config, { progress: () => {}, metrics: false });
+const app = await buildApp(config, services, { logger: false });
+const base = await app.listen({ host: '127.0.0.1', port: 0 });
+
+const child = fork(join(import.meta.dirname, 'receiver.ts'), [], { execPath: process.execPath });
+const port = await new Promise<number>((resolve) =>
+  child.once('message', (m) => resolve((m as { port: number }).port)),
+);
+const hook = `http://127.0.0.1:${port}/hook`;
+let received = 0;
+child.on('message', (m) => {
+  const r = (m as { received?: number }).received;
+  if (r !== undefined) received = r;
+});
+/** Waits until the receiver has counted at least `n` requests. */
+const receivedAtLeast = async (n: number, timeoutMs = 120_000): Promise<void> => {
+  const until = Date.now() + timeoutMs;
+  while (received < n && Date.now() < until) {
+    child.send('count');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+const quiet = await services.keys.create({ accountEmail: 'none@bench.local' });
+const busy = await services.keys.create({ accountEmail: 'ten@bench.local' });
+for (let i = 0; i < 10; i++)
+  await services.webhooks.createEndpoint(busy.record.accountId, { url: `${hook}?n=${i}` });
+
+// (1) Throughput: fill the outbox (one endpoint), then time the dispatcher draining it.
+const one = await services.keys.create({ accountEmail: 'one@bench.local' });
+await services.webhooks.createEndpoint(one.record.accountId, { url: hook });
+const sample = {
+  trace_id: '0'.repeat(32),
+  rewritten_query: 'SELECT 1',
+  duration_ms: 1,
+  rows: 1,
+  warehouse: 'bigquery',
+  rules_applied: [],
+  fallback: false,
+  cost: {
+    original_cost: 0,
+    optimized_cost: 0,
+    savings: 0,
+    currency: 'USD',
+    warehouse: 'bigquery',
+    method: 'model',
+    assumptions: {},
+  },
+} satisfies QueryResult;
+for (let i = 0; i < EVENTS; i += 100)
+  await services.db.transaction(async (tx) => {
+    for (let j = i; j < Math.min(EVENTS, i + 100); j++)
+      await enqueueEvent(tx, {
+        id: `msg_bench${j}`,
+        accountId: one.record.accountId,
+        type: 'query.completed',
+        payload: queryCompletedPayload(sample, new Date()),
+        queryLogId: null,
+      });
+  });
+const t0 = performance.now();
+services.webhookDispatcher.start();
+await receivedAtLeast(EVENTS);
+const drainS = (performance.now() - t0) / 1000;
+
+// (2) POST /query latency, 0 vs 10 endpoints. Alternating blocks (not single queries): the deliveries a
+// 10-endpoint query causes run after its response, so they would otherwise be charged to the next query.
+const timeQuery = async (key: string, i: number): Promise<number> => {
+  const t = performance.now();
+  const r = await fetch(`${base}/query`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `SELECT ${i} AS i, count(*) FROM orders` }),
+  });
+  await r.arrayBuffer();
+  if (r.status !== 200) throw new Error(`POST /query ${r.status}`);
+  return performance.now() - t;
+};
+for (let i = 0; i < 30; i++) await timeQuery(quiet.key, i); // warm-up
+const zero: number[] = [];
+const ten: number[] = [];
+const BLOCK = 50;
+for (let done = 0; done < QUERIES; done += BLOCK) {
+  for (let i = 0; i < BLOCK; i++) zero.push(await timeQuery(quiet.key, i));
+  // Let the previous block's deliveries finish so that each block starts from an idle dispatcher.
+  await receivedAtLeast(EVENTS + 10 * ten.length);
+  for (let i = 0; i < BLOCK; i++) ten.push(await timeQuery(busy.key, i));
+  await receivedAtLeast(EVENTS + 10 * ten.length);
+}
+// (3) The request path alone: 10 endpoints with the dispatcher stopped (only the outbox insert remains).
+await services.webhookDispatcher.stop();
+const queued: number[] = [];
+for (let i = 0; i < QUERIES; i++) queued.push(await timeQuery(busy.key, i));
+const pct = (xs: number[], p: number): string =>
+  ([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0).toFixed(2);
+const expected = EVENTS + 10 * ten.length;
+await receivedAtLeast(expected, 60_000);
+
+const store = config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite';
+process.stdout.write(
+  [
+    `store: ${store}`,
+    `delivery throughput: ${EVENTS} events in ${drainS.toFixed(2)} s = ${(EVENTS / drainS).toFixed(0)} events/s`,
+    `POST /query latency over ${QUERIES} queries each (ms):`,
+    `   0 endpoints: p50 ${pct(zero, 0.5)}  p90 ${pct(zero, 0.9)}  p99 ${pct(zero, 0.99)}`,
+    `  10 endpoints: p50 ${pct(ten, 0.5)}  p90 ${pct(ten, 0.9)}  p99 ${pct(ten, 0.99)}`,
+    `  10 endpoints, dispatcher stopped (outbox insert only): p50 ${pct(queued, 0.5)}  p90 ${pct(queued, 0.9)}  p99 ${pct(queued, 0.99)}`,
+    `deliveries from the latency run: ${received - EVENTS} of ${10 * ten.length}`,
+    '',
+  ].join('\n'),
+);
+await app.close();
+await closeServices(services);
+child.send('stop');
+rmSync(dir, { recursive: true, force: true });

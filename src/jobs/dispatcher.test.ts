@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEmbeddedDb } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { enqueueEvent } from '../store/webhook-deliveries.ts';
+import { listDeliveries } from '../store/webhook-delivery-log.ts';
+import { findEndpoint, insertEndpoint } from '../store/webhook-endpoints.ts';
+import { createDispatcher } from './dispatcher.ts';
+import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
+import type { Sender, SendOutcome } from './send-webhook.ts';
+
+/** The dispatcher against the real (in-memory) store and a scripted sender: no network, no engine. */
+let db: Db;
+beforeAll(async () => {
+  db = await openEmbeddedDb(undefined);
+  await migrate(db);
+  await db.query("INSERT INTO accounts (id, email) VALUES ('acc', 'a@example.com')");
+});
+afterAll(() => db.close());
+
+const failing = (statusCode: number | null): Sender => ({
+  send: (): Promise<SendOutcome> =>
+    Promise.resolve({
+      statusCode,
+      durationMs: 1,
+      error: statusCode === null ? 'ECONNREFUSED: connect ECONNREFUSED' : null,
+      responseBody: null,
+      retryAfterMs: undefined,
+    }),
+  close: () => undefined,
+});
+
+const setup = async (id: string) => {
+  await insertEndpoint(db, {
+    id,
+    accountId: 'acc',
+    url: 'http://203.0.113.1/',
+    description: '',
+    secret: 'whsec_AAAA',
+  });
+  await db.transaction((tx) =>
+    enqueueEvent(
+      tx,
+      { id: `msg_${id}`, accountId: 'acc', type: 'query.completed', payload: '{}', queryLogId: null },
+      id,
+    ),
+  );
+};
+
+const until = async (pred: () => Promise<boolean>, ms = 5_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!(await pred())) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('dispatcher', () => {
+  it('disables an endpoint that has failed for the whole horizon, and records why', async () => {
+    await setup('ep_dead');
+    // The endpoint has been failing (no success) for longer than the horizon: its next failure disables it.
+    await db.query(
+      "UPDATE webhook_endpoints SET failing_since = now() - interval '2 hours' WHERE id = 'ep_dead'",
+    );
+    const d = createDispatcher({
+      db,
+      sender: failing(null),
+      policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 3_600_000 },
+      pollMs: 20,
+      concurrency: 4,
+      timeoutMs: 100,
+    });
+    d.start();
+    await until(async () => (await findEndpoint(db, 'acc', 'ep_dead'))?.enabled === false);
+    await d.stop();
+    const ep = await findEndpoint(db, 'acc', 'ep_dead');
+    expect(ep?.disabledReason).toBe('failing for 2 h without a successful delivery');
+    const [delivery] = await listDeliveries(db, 'acc', 'ep_dead', 10, 0);
+    expect(delivery?.status).toBe('failed');
+    expect(delivery?.attempts).toHaveLength(1);
+    expect(delivery?.attempts[0]?.error).toMatch(/^ECONNREFUSED/);
+  });
+
+  it('keeps an endpoint that has failed for less than the horizon', async () => {
+    await setup('ep_young');
+    await db.query(
+      "UPDATE webhook_endpoints SET failing_since = now() - interval '30 minutes' WHERE id = 'ep_young'",
+    );
+    const d = createDispatcher({
+      db,
+      sender: failing(500),
+      policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 3_600_000 },
+      pollMs: 20,
+      concurrency: 4,
+      timeoutMs: 100,
+    });
+    d.start();
+    await until(async () => ((await listDeliveries(db, 'acc', 'ep_young', 1, 0))[0]?.attemptCount ?? 0) >= 2);
+    await d.stop();
+    expect((await findEndpoint(db, 'acc', 'ep_young'))?.enabled).toBe(true);
+  });
+
+  it('gives a delivery up past the horizon while the endpoint had successes in between', async () => {
+    await setup('ep_flaky');
+    // A success elsewhere resets the endpoint's failing streak: only this delivery gives up.
+    const d = createDispatcher({
+      db,
+      sender: failing(503),
+      policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 300 },
+      pollMs: 20,
+      concurrency: 4,
+      timeoutMs: 100,
+    });
+    const reset = setInterval(
+      () => void db.query("UPDATE webhook_endpoints SET failing_since = now() WHERE id = 'ep_flaky'"),
+      50,
+    );
+    d.start();
+    await until(async () => (await listDeliveries(db, 'acc', 'ep_flaky', 1, 0))[0]?.status === 'failed');
+    clearInterval(reset);
+    await d.stop();
+    const [delivery] = await listDeliveries(db, 'acc', 'ep_flaky', 1, 0);
+    expect(delivery?.lastError).toMatch(/^HTTP 503; gave up after \d+ attempts/);
+    expect(delivery?.lastStatusCode).toBe(503);
+    expect((await findEndpoint(db, 'acc', 'ep_flaky'))?.enabled).toBe(true);
+  });
+});
