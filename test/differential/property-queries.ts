@@ -154,10 +154,10 @@ const joins: fc.Arbitrary<string> = fc.oneof(
     .map(([on, p]) => `SELECT a.id, a.x, b.y FROM a LEFT JOIN b ON b.a_id = a.id${on} WHERE ${p}`),
   // LEFT JOIN on a unique key whose columns are unused (eliminable) or used.
   fc
-    .tuple(fc.constantFrom('a.id, a.s', 'a.id, b.t'), where(A('')))
+    .tuple(fc.constantFrom('a.id, a.s', 'a.id, b.t'), where(A('a')))
     .map(([cols, w]) => `SELECT ${cols} FROM a LEFT JOIN b ON b.id = a.x${w}`),
   fc
-    .tuple(fc.constantFrom('a.id', 'a.id, g.n'), where(A('')))
+    .tuple(fc.constantFrom('a.id', 'a.id, g.n'), where(A('a')))
     .map(
       ([cols, w]) =>
         `SELECT ${cols} FROM a LEFT JOIN (SELECT a_id, COUNT(*) AS n FROM b GROUP BY a_id) AS g ON g.a_id = a.id${w}`,

@@ -53,6 +53,7 @@ export const ctePredicatePushdown: RewriteRule = {
   name: 'cte-predicate-pushdown',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['@with'],
   apply: (tree) =>
     hasWith(tree)
       ? mapWithNodes(tree, (node, kind) => {

@@ -16,6 +16,7 @@ export const dedupeInList: RewriteRule = {
   name: 'dedupe-in-list',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['in'],
   apply: (tree) =>
     mapPredicates(tree, (pred) =>
       mapTree(pred, (node, kind) => {

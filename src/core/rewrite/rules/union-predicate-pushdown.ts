@@ -31,5 +31,6 @@ export const unionPredicatePushdown: RewriteRule = {
   name: 'union-predicate-pushdown',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['union'],
   apply: (tree) => mapSelects(tree, (s) => pushWhere(s, unionBody, filterUnionAll, replaceDerived)),
 };

@@ -185,6 +185,7 @@ export const unusedColumns: RewriteRule = {
   name: 'unused-columns',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['subquery', '@with'],
   apply: (tree) => {
     const derived = mapSelects(tree, pruneDerived);
     return hasWith(derived) ? mapWithNodes(derived, pruneCtes) : derived;
