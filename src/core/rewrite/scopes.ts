@@ -3,19 +3,30 @@ import type { SqlNode } from '../sql/tree.ts';
 import type { SelectBody, Source } from './selects.ts';
 import { bodyOf, identName, someNode } from './tree-ops.ts';
 
-/** How often `name` occurs in `tree` as an unqualified table reference and as a CTE definition. */
-export const cteOccurrences = (tree: unknown, name: string): { refs: number; defs: number } => {
-  let refs = 0;
-  let defs = 0;
+/**
+ * How often each name occurs in `tree` as an unqualified table reference and as a CTE definition, in one walk
+ * (a statement with many CTEs would otherwise be walked once per CTE).
+ */
+export const cteOccurrences = (tree: unknown): Map<string, { refs: number; defs: number }> => {
+  const counts = new Map<string, { refs: number; defs: number }>();
+  const entry = (name: string) => {
+    let e = counts.get(name);
+    if (!e) counts.set(name, (e = { refs: 0, defs: 0 }));
+    return e;
+  };
   someNode(tree, (n, k) => {
     const t = k === 'table' ? bodyOf(n, 'table') : undefined;
-    if (t && (t.schema === null || t.schema === undefined) && identName(t.name) === name) refs++;
+    const ref = t && (t.schema === null || t.schema === undefined) ? identName(t.name) : undefined;
+    if (ref !== undefined) entry(ref).refs++;
     const w = bodyOf(n, k)?.with;
     if (isRecord(w) && Array.isArray(w.ctes))
-      for (const c of w.ctes) if (isRecord(c) && identName(c.alias) === name) defs++;
+      for (const c of w.ctes) {
+        const name = isRecord(c) ? identName(c.alias) : undefined;
+        if (name !== undefined) entry(name).defs++;
+      }
     return false;
   });
-  return { refs, defs };
+  return counts;
 };
 
 /** Whether any node of the tree holds a non-empty WITH. */
@@ -28,14 +39,19 @@ export const hasWith = (tree: unknown): boolean => someNode(tree, (n, k) => isRe
 export const mapWithNodes = <T>(tree: T, fn: (node: SqlNode, kind: string) => SqlNode): T => {
   const visit = (v: unknown): unknown => {
     if (Array.isArray(v)) {
-      const out = v.map(visit);
-      return out.some((x, i) => x !== v[i]) ? out : v;
+      let out: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const next = visit(v[i]);
+        if (next !== v[i]) (out ??= v.slice())[i] = next;
+      }
+      return out ?? v;
     }
     if (!isRecord(v)) return v;
     const kind = kindOf(v);
     const self = kind !== undefined && isRecord(bodyOf(v, kind)?.with) ? fn(v, kind) : v;
     let copy: Record<string, unknown> | undefined;
-    for (const [k, child] of Object.entries(self)) {
+    for (const k in self) {
+      const child = self[k];
       if (k === 'span' || typeof child !== 'object' || child === null) continue;
       const next = visit(child);
       if (next !== child) {

@@ -12,27 +12,47 @@ import { bodyOf, identName } from '../tree-ops.ts';
 const filterBody = (query: unknown, pred: unknown, mine: RefFilter): unknown =>
   bodyOf(query, 'select') ? filterSelect(query, pred, mine) : filterUnionAll(query, pred, mine);
 
-/** `node` (which holds the WITH) with filters of the one reader of CTE `index` moved into its body. */
-const pushIntoCte = (node: SqlNode, kind: string, index: number): SqlNode => {
-  const w = bodyOf(node, kind)?.with as Record<string, unknown>;
-  const cte = (w.ctes as unknown[])[index];
+/** A CTE that may take filters: not MATERIALIZED, no column list, defined once and read once in its scope. */
+const eligible = (
+  cte: unknown,
+  counts: ReadonlyMap<string, { refs: number; defs: number }>,
+): string | undefined => {
   if (!isRecord(cte) || cte.materialized !== null || (Array.isArray(cte.columns) && cte.columns.length > 0))
-    return node;
+    return undefined;
   const name = identName(cte.alias);
-  if (name === undefined || cte.this === undefined) return node;
-  const { refs, defs } = cteOccurrences(node, name);
-  if (refs !== 1 || defs !== 1) return node;
-  let body: unknown = cte.this;
+  const c = name === undefined ? undefined : counts.get(name);
+  return c?.refs === 1 && c.defs === 1 && cte.this !== undefined ? name : undefined;
+};
+
+/** `node` (which holds the WITH) with filters of each once-read CTE's reader moved into its body: one walk. */
+const pushIntoCtes = (node: SqlNode, kind: string): SqlNode => {
+  const w = bodyOf(node, kind)?.with;
+  if (!isRecord(w) || w.recursive === true || !Array.isArray(w.ctes)) return node;
+  const counts = cteOccurrences(node);
+  const original = new Map<string, unknown>();
+  for (const cte of w.ctes) {
+    const name = eligible(cte, counts);
+    if (name !== undefined && isRecord(cte)) original.set(name, cte.this);
+  }
+  if (original.size === 0) return node;
+  const bodies = new Map(original);
   const target = (src: Source): unknown =>
-    src.table === name && bodyOf(src.node, 'table')?.schema == null ? body : undefined;
+    src.table !== undefined && bodyOf(src.node, 'table')?.schema == null ? bodies.get(src.table) : undefined;
   const next = mapSelects(node, (s) =>
-    pushWhere(s, target, filterBody, (s2, _src, query) => ((body = query), { ...s2 })),
+    pushWhere(s, target, filterBody, (s2, src, query) => (bodies.set(src.table ?? '', query), { ...s2 })),
   );
-  if (body === cte.this) return node;
   const outer = bodyOf(next, kind) as Record<string, unknown>;
-  const ctes = ((outer.with as Record<string, unknown>).ctes as unknown[]).map((c, i) =>
-    i === index ? { ...cte, this: body } : c,
-  );
+  let conflict = false;
+  const ctes = ((outer.with as Record<string, unknown>).ctes as unknown[]).map((c) => {
+    const name = isRecord(c) ? identName(c.alias) : undefined;
+    const before = name === undefined ? undefined : original.get(name);
+    const after = name === undefined ? undefined : bodies.get(name);
+    if (!isRecord(c) || after === before) return c;
+    // This CTE's own body also gave filters away in the same walk; the new body was built from the old one.
+    if (c.this !== before) conflict = true;
+    return { ...c, this: after };
+  });
+  if (conflict || next === node) return node;
   return { [kind]: { ...outer, with: { ...(outer.with as object), ctes } } };
 };
 
@@ -54,14 +74,5 @@ export const ctePredicatePushdown: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['@with'],
-  apply: (tree) =>
-    hasWith(tree)
-      ? mapWithNodes(tree, (node, kind) => {
-          const w = bodyOf(node, kind)?.with;
-          if (!isRecord(w) || w.recursive === true || !Array.isArray(w.ctes)) return node;
-          let out = node;
-          for (let i = 0; i < w.ctes.length; i++) out = pushIntoCte(out, kind, i);
-          return out;
-        })
-      : tree,
+  apply: (tree) => (hasWith(tree) ? mapWithNodes(tree, pushIntoCtes) : tree),
 };

@@ -133,36 +133,53 @@ const pruneDerived = (s: SelectBody): SelectBody => {
   return next;
 };
 
-/** Column names the readers of CTE `name` use, or undefined when a reader may use all or is not understood. */
-const cteNamesRead = (scope: unknown, name: string): Set<string> | undefined => {
-  const { refs, defs } = cteOccurrences(scope, name);
-  if (defs !== 1) return undefined;
-  const read = new Set<string>();
-  let seen = 0;
-  let all = false;
+/**
+ * Per CTE name of `names`, the column names its readers in `scope` use; absent when a reader may use all,
+ * is not a FROM item we understand, or the name is defined twice (shadowing). One walk for all CTEs.
+ */
+const cteNamesRead = (scope: unknown, names: ReadonlySet<string>): Map<string, Set<string>> => {
+  const counts = cteOccurrences(scope);
+  const read = new Map<string, Set<string> | undefined>();
+  const seen = new Map<string, number>();
   mapSelects(scope, (s) => {
     for (const src of sourcesOf(s) ?? []) {
-      if (src.table !== name || bodyOf(src.node, 'table')?.schema != null) continue;
-      seen++;
-      const names = namesRead(s, src);
-      if (!names) all = true;
-      else for (const n of names) read.add(n);
+      const name = src.table;
+      if (name === undefined || !names.has(name) || bodyOf(src.node, 'table')?.schema != null) continue;
+      seen.set(name, (seen.get(name) ?? 0) + 1);
+      const used = namesRead(s, src);
+      const acc = read.has(name) ? read.get(name) : new Set<string>();
+      if (acc && used) for (const n of used) acc.add(n);
+      read.set(name, used ? acc : undefined);
     }
     return s;
   });
-  return all || seen !== refs ? undefined : read;
+  const out = new Map<string, Set<string>>();
+  for (const name of names) {
+    const c = counts.get(name);
+    const r = read.get(name) ?? (seen.has(name) ? undefined : new Set<string>());
+    if (c?.defs === 1 && (seen.get(name) ?? 0) === c.refs && r) out.set(name, r);
+  }
+  return out;
 };
 
 const pruneCtes = (node: SqlNode, kind: string): SqlNode => {
   const body = bodyOf(node, kind);
   const w = body?.with;
   if (!body || !isRecord(w) || w.recursive === true || !Array.isArray(w.ctes)) return node;
+  const names = new Set(
+    w.ctes.flatMap((c: unknown) => {
+      const name =
+        isRecord(c) && !(Array.isArray(c.columns) && c.columns.length > 0) ? identName(c.alias) : undefined;
+      return name === undefined ? [] : [name];
+    }),
+  );
+  if (names.size === 0) return node;
+  const readers = cteNamesRead(node, names);
   const ctes = w.ctes.map((c: unknown) => {
-    if (!isRecord(c) || (Array.isArray(c.columns) && c.columns.length > 0)) return c;
-    const name = identName(c.alias);
-    const read = name === undefined ? undefined : cteNamesRead(node, name);
-    const pruned = read && prune(c.this, read);
-    return pruned === undefined || pruned === c.this ? c : { ...c, this: pruned };
+    const name = isRecord(c) ? identName(c.alias) : undefined;
+    const read = name === undefined ? undefined : readers.get(name);
+    const pruned = read && isRecord(c) ? prune(c.this, read) : undefined;
+    return pruned === undefined || !isRecord(c) || pruned === c.this ? c : { ...c, this: pruned };
   });
   return ctes.every((c, i) => c === (w.ctes as unknown[])[i])
     ? node
