@@ -21,12 +21,15 @@ export const compactTree = (stmt: Statement): Statement => {
   return copy(stmt) as Statement;
 };
 
+const COMPARISONS = new Set(['eq', 'neq', 'lt', 'lte', 'gt', 'gte']);
+const CONSTANTS = new Set(['literal', 'null', 'boolean']);
+
 /** Clause fields whose presence (non-null, non-empty, true) a rule may need: recorded as `@field`. */
 const FIELDS = ['with', 'order_by', 'group_by', 'having', 'distinct', 'where_clause'];
 
 /**
  * What a tree holds, in one walk: every node kind (`in`, `subquery`, `union`, …), `@field` for the clause
- * fields above, and `@join:<kind>` per join kind (`@join:Left`). Rules name the features they need in
+ * fields above, `@join:<kind>` per join kind (`@join:Left`), and `@constant-comparison` (`1 = 1`). Rules name the features they need in
  * `triggers`, so the engine skips a rule without walking the tree for it.
  */
 export const treeFeatures = (tree: unknown): Set<string> => {
@@ -40,7 +43,13 @@ export const treeFeatures = (tree: unknown): Set<string> => {
     }
     if (!isRecord(v)) continue;
     const kind = kindOf(v);
-    if (kind !== undefined) found.add(kind);
+    if (kind !== undefined) {
+      found.add(kind);
+      // A comparison of two constants is what constant folding looks for; rare, and cheap to see here.
+      const body = COMPARISONS.has(kind) ? v[kind] : undefined;
+      if (isRecord(body) && CONSTANTS.has(kindOf(body.left) ?? '') && CONSTANTS.has(kindOf(body.right) ?? ''))
+        found.add('@constant-comparison');
+    }
     for (const f of FIELDS) {
       const x = v[f];
       if (x !== undefined && x !== null && x !== false) found.add(`@${f}`);
