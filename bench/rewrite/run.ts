@@ -1,6 +1,6 @@
 /**
  * Rewrite benchmark: warm latency per query over the TPC-H and TPC-DS corpora (wall clock and the process's
- * CPU time, which the load of other jobs on a shared machine inflates less), and savings per rule over the
+ * CPU time — all its threads, so GC and JIT included — which the load of other jobs inflates less), and savings per rule over the
  * anti-pattern corpus under the three real cost models (savings.ts).
  * Run: node_modules/.bin/node bench/rewrite/run.ts
  */
@@ -29,35 +29,50 @@ const cpuMs = (): number => {
   return (u.user + u.system) / 1000;
 };
 
-/** Each query 5 times to warm up, then 20 timed runs of the full engine (rules, printing, parse-back check). */
-const latency = (name: 'tpch' | 'tpcds', catalog: Catalog) => {
+type Query = { sql: string; stmt: Statement; catalog: Catalog };
+
+const load = (name: 'tpch' | 'tpcds', catalog: Catalog): Query[] => {
   const dir = `${CORPUS}/${name}/queries`;
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  let rewritten = 0;
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.sql'))) {
-    const sql = readFileSync(`${dir}/${f}`, 'utf8');
-    const p = parseSql(sql, 'postgres');
-    if (!p.ok || !p.statements[0]) continue;
-    const stmt: Statement = p.statements[0];
-    const run = () =>
-      rewriteStatement(stmt, sql, {
-        dialect: 'postgres',
-        catalog,
-        disabled: new Set(),
-        budgetMs: 1000,
-        now: () => performance.now(),
-      });
-    for (let i = 0; i < WARM_UP; i++) run();
-    if (run().rulesApplied.length > 0) rewritten++;
-    for (let i = 0; i < TIMED; i++) {
-      const [t, c] = [performance.now(), cpuMs()];
-      run();
-      wall.push(performance.now() - t);
-      cpu.push(cpuMs() - c);
-    }
-  }
-  return { wall, cpu, rewritten, queries: wall.length / TIMED };
+  return readdirSync(dir)
+    .filter((x) => x.endsWith('.sql'))
+    .sort()
+    .flatMap((f) => {
+      const sql = readFileSync(`${dir}/${f}`, 'utf8');
+      const p = parseSql(sql, 'postgres');
+      return p.ok && p.statements[0] ? [{ sql, stmt: p.statements[0], catalog }] : [];
+    });
+};
+
+/** The full engine (rules, printing, parse-back check) on one query. */
+const run = (q: Query) =>
+  rewriteStatement(q.stmt, q.sql, {
+    dialect: 'postgres',
+    catalog: q.catalog,
+    disabled: new Set(),
+    budgetMs: 1000,
+    now: () => performance.now(),
+  });
+
+/**
+ * Warm: 5 rounds over every query of both corpora first (so neither corpus pays the JIT warm-up for the
+ * other), then 20 timed rounds, round-robin over the queries (a burst of load from other jobs then spreads
+ * over many queries instead of inflating one).
+ */
+const latency = (corpora: ReadonlyArray<readonly [string, Query[]]>) => {
+  for (let i = 0; i < WARM_UP; i++) for (const [, qs] of corpora) qs.forEach(run);
+  return corpora.map(([name, qs]) => {
+    const wall: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < TIMED; i++)
+      for (const q of qs) {
+        const [t, c] = [performance.now(), cpuMs()];
+        run(q);
+        wall.push(performance.now() - t);
+        cpu.push(cpuMs() - c);
+      }
+    const rewritten = qs.filter((q) => run(q).rulesApplied.length > 0).length;
+    return { name, wall, cpu, rewritten, queries: qs.length };
+  });
 };
 
 const fmt = (x: number) => x.toFixed(3);
@@ -67,15 +82,13 @@ console.log(
     .join(' ')} (2 cores)`,
 );
 const tpcds = readCatalogFile(JSON.parse(readFileSync(`${CORPUS}/tpcds/schema.json`, 'utf8')));
-for (const [name, catalog] of [
-  ['tpch', TPCH_CATALOG],
-  ['tpcds', tpcds.ok ? tpcds.catalog : TPCH_CATALOG],
-] as const) {
-  const r = latency(name, catalog);
+for (const r of latency([
+  ['tpch', load('tpch', TPCH_CATALOG)],
+  ['tpcds', load('tpcds', tpcds.ok ? tpcds.catalog : TPCH_CATALOG)],
+]))
   console.log(
-    `latency ${name.padEnd(5)} wall p50 ${fmt(pct(r.wall, 50))} ms  p99 ${fmt(pct(r.wall, 99))} ms | cpu p50 ${fmt(pct(r.cpu, 50))} ms  p99 ${fmt(pct(r.cpu, 99))} ms  (${r.wall.length} warm runs, ${r.rewritten}/${r.queries} queries rewritten)`,
+    `latency ${r.name.padEnd(5)} wall p50 ${fmt(pct(r.wall, 50))} ms  p99 ${fmt(pct(r.wall, 99))} ms | cpu p50 ${fmt(pct(r.cpu, 50))} ms  p99 ${fmt(pct(r.cpu, 99))} ms  (${r.wall.length} warm runs, ${r.rewritten}/${r.queries} queries rewritten)`,
   );
-}
 
 for (const measure of MEASURES) {
   const s = savings(measure);
