@@ -65,7 +65,8 @@ const enabled = (rule: RewriteRule, ctx: RewriteContext): boolean =>
  *
  * Rules run to a fixpoint (bounded); each change is kept only when the output column names are unchanged
  * and `ctx.cost` (when given) does not rate it more expensive. The result is printed in the input dialect
- * and parsed back as a last check. With no change, the original text is returned as it was written.
+ * and its text must pass the dialect's strict syntax check (`checkSyntax`, no tree built) as a last check. With no
+ * change, the original text is returned as it was written.
  *
  * @example rewriteStatement(stmt, 'SELECT …', { dialect: 'postgres', disabled: new Set(), budgetMs: 50, now })
  */
