@@ -1,10 +1,11 @@
 import type { Catalog } from '../catalog.ts';
 import type { SqlDialect } from '../sql/dialect.ts';
 import type { Statement } from '../sql/tree.ts';
-import { isRecord, visitObjects } from '../sql/tree.ts';
-import { parseSql } from '../sql/parse.ts';
+import { visitObjects } from '../sql/tree.ts';
+import { checkSyntax } from '../sql/parse.ts';
 import { printSql } from '../sql/print.ts';
 import { sameOutputNames } from './output-names.ts';
+import { compactTree, treeFeatures } from './features.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
 import { RULES } from './rules/index.ts';
 import { sameNode } from './tree-ops.ts';
@@ -64,7 +65,8 @@ const enabled = (rule: RewriteRule, ctx: RewriteContext): boolean =>
  *
  * Rules run to a fixpoint (bounded); each change is kept only when the output column names are unchanged
  * and `ctx.cost` (when given) does not rate it more expensive. The result is printed in the input dialect
- * and parsed back as a last check. With no change, the original text is returned as it was written.
+ * and its text must pass the dialect's strict syntax check (`checkSyntax`, no tree built) as a last check. With no
+ * change, the original text is returned as it was written.
  *
  * @example rewriteStatement(stmt, 'SELECT …', { dialect: 'postgres', disabled: new Set(), budgetMs: 50, now })
  */
@@ -89,13 +91,21 @@ export const rewriteStatement = (
     }
     const rules = (ctx.rules ?? RULES).filter((r) => enabled(r, ctx));
     const ruleCtx: RuleContext = { dialect: ctx.dialect, ...(ctx.catalog ? { catalog: ctx.catalog } : {}) };
-    let current = stmt;
-    let currentCost = ctx.cost?.(stmt);
+    let current = rules.length > 0 ? compactTree(stmt) : stmt;
+    let currentCost = ctx.cost?.(current);
+    let features: Set<string> | undefined;
+    // Rules are pure: a rule that already saw this very tree (and changed nothing, or was refused) is skipped.
+    const lastInput = new Map<RewriteRule, Statement>();
     const applied: string[] = [];
     for (let round = 0; round < MAX_ROUNDS; round++) {
       let changed = false;
       for (const rule of rules) {
         if (overBudget()) return fallback('rewrite time budget exceeded');
+        if (lastInput.get(rule) === current) continue;
+        lastInput.set(rule, current);
+        features ??= treeFeatures(current);
+        const present = features;
+        if (rule.triggers && !rule.triggers.some((f) => present.has(f))) continue;
         const next = rule.apply(current, ruleCtx);
         if (next === current || sameNode(next, current) || !sameOutputNames(current, next)) continue;
         if (ctx.cost && currentCost !== undefined) {
@@ -104,6 +114,7 @@ export const rewriteStatement = (
           currentCost = c;
         }
         current = next;
+        features = undefined;
         changed = true;
         if (!applied.includes(rule.name)) applied.push(rule.name);
       }
@@ -112,8 +123,8 @@ export const rewriteStatement = (
     if (applied.length === 0) return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false };
     const printed = printSql(current, ctx.dialect);
     if (!printed.ok) return fallback(`rewritten query could not be printed: ${printed.message}`);
-    const back = parseSql(printed.sql, ctx.dialect);
-    if (!back.ok || back.statements.length !== 1 || !isRecord(back.statements[0]))
+    // Once per query, and without building a tree: the strict syntax check of the printed text.
+    if (!checkSyntax(printed.sql, ctx.dialect))
       return fallback('rewritten query did not parse back in its dialect');
     if (overBudget()) return fallback('rewrite time budget exceeded');
     return { statement: current, sql: printed.sql, rulesApplied: applied, fallback: false };

@@ -29,6 +29,11 @@ export type RewriteRule = {
   readonly needsCatalog: boolean;
   /** Dialects whose trees the rule understands; others are left alone. */
   readonly dialects: readonly SqlDialect[];
+  /**
+   * Tree features (features.ts: node kinds, `@with`, `@join:Left`, …) of which one must be present for the
+   * rule to find anything; the engine skips the rule otherwise. Omitted: always tried.
+   */
+  readonly triggers?: readonly string[];
   readonly apply: (tree: Statement, ctx: RuleContext) => Statement;
 };
 

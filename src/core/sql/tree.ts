@@ -12,8 +12,13 @@ export const isRecord = (v: unknown): v is Record<string, unknown> =>
 /** The kind of a node (its single key), or undefined when `v` is not a one-key node object. */
 export const kindOf = (v: unknown): string | undefined => {
   if (!isRecord(v)) return undefined;
-  const keys = Object.keys(v);
-  return keys.length === 1 ? keys[0] : undefined;
+  // Called on every object of every walk: stop at the second key instead of listing them all.
+  let kind: string | undefined;
+  for (const k in v) {
+    if (kind !== undefined) return undefined;
+    kind = k;
+  }
+  return kind;
 };
 
 /** Visits every object in the tree depth-first with an explicit stack (no recursion limit). */

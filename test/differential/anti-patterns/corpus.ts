@@ -152,6 +152,56 @@ const TEMPLATES: Record<string, Spelling[]> = {
       'SELECT l.l_orderkey, l.l_quantity FROM lineitem AS l LEFT JOIN part AS p ON p.p_partkey = l.l_partkey WHERE l.l_quantity > 49',
     ),
   ],
+  'cte-predicate-pushdown': [
+    same(
+      'WITH big AS (SELECT o_orderkey, o_custkey, o_totalprice FROM orders) SELECT b.o_orderkey FROM big AS b WHERE b.o_totalprice > 300000',
+    ),
+    same(
+      'WITH s AS (SELECT l_orderkey, SUM(l_quantity) AS q FROM lineitem GROUP BY l_orderkey) SELECT s.l_orderkey, s.q FROM s WHERE s.l_orderkey < 3900000',
+    ),
+    same(
+      'WITH n AS (SELECT n_nationkey, n_name, n_regionkey FROM nation) SELECT n.n_name, r.r_name FROM n JOIN region AS r ON r.r_regionkey = n.n_regionkey WHERE n.n_regionkey = 2',
+    ),
+    same(
+      "WITH c AS (SELECT c_custkey, c_acctbal, c_mktsegment FROM customer) SELECT COUNT(*) AS n FROM c WHERE c.c_mktsegment = 'BUILDING' AND c.c_acctbal > 9000",
+    ),
+    same('WITH p AS (SELECT DISTINCT p_brand, p_size FROM part) SELECT p.p_brand FROM p WHERE p.p_size = 15'),
+    same(
+      'WITH k AS (SELECT s_nationkey AS nk FROM supplier UNION ALL SELECT c_nationkey FROM customer) SELECT COUNT(*) AS n FROM k WHERE k.nk = 7',
+    ),
+  ],
+  'union-predicate-pushdown': [
+    same(
+      'SELECT COUNT(*) AS n FROM (SELECT s_nationkey AS nk FROM supplier UNION ALL SELECT c_nationkey FROM customer) AS u WHERE u.nk = 7',
+    ),
+    same(
+      "SELECT u.name, u.kind FROM (SELECT s_name AS name, s_acctbal AS bal, 'supplier' AS kind FROM supplier UNION ALL SELECT c_name, c_acctbal, 'customer' FROM customer) AS u WHERE u.bal > 9990",
+    ),
+    same(
+      "SELECT u.d, COUNT(*) AS n FROM (SELECT o_orderdate AS d FROM orders UNION ALL SELECT l_shipdate FROM lineitem) AS u WHERE u.d >= '1998-07-01' GROUP BY u.d",
+    ),
+    same(
+      'SELECT u.k FROM (SELECT r_regionkey AS k, r_name AS nm FROM region UNION ALL SELECT n_nationkey, n_name FROM nation) AS u WHERE u.k IN (1, 2, 3)',
+    ),
+    same(
+      'SELECT u.k, c.c_name FROM (SELECT o_custkey AS k, o_totalprice AS v FROM orders UNION ALL SELECT s_suppkey, s_acctbal FROM supplier) AS u JOIN customer AS c ON c.c_custkey = u.k WHERE u.v > 300000',
+    ),
+  ],
+  'unused-columns': [
+    same(
+      'SELECT d.o_orderkey FROM (SELECT o_orderkey, o_custkey, o_comment FROM orders) AS d WHERE d.o_orderkey < 3830000',
+    ),
+    same(
+      'SELECT d.l_orderkey, d.q FROM (SELECT l_orderkey, SUM(l_quantity) AS q, AVG(l_discount) AS a, COUNT(*) AS c FROM lineitem GROUP BY l_orderkey) AS d WHERE d.q > 200',
+    ),
+    same(
+      'WITH c AS (SELECT c_custkey, c_name, c_address, c_phone FROM customer) SELECT c.c_name FROM c JOIN orders AS o ON o.o_custkey = c.c_custkey WHERE o.o_totalprice > 400000',
+    ),
+    same('SELECT COUNT(*) AS n FROM (SELECT p_partkey, p_name, p_comment FROM part WHERE p_size = 1) AS x'),
+    same(
+      'SELECT s.s_name, x.n_name FROM supplier AS s JOIN (SELECT n_nationkey, n_name, n_comment, n_regionkey FROM nation) AS x ON x.n_nationkey = s.s_nationkey WHERE s.s_acctbal > 9900',
+    ),
+  ],
 };
 
 /** Each template in two dialects (rotating over the four), skipping a dialect that has no spelling for it. */

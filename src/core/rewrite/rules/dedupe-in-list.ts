@@ -1,7 +1,17 @@
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { isVolatileOrOpaque, mapPredicates } from '../selects.ts';
-import { mapTree, sameNode } from '../tree-ops.ts';
+import { bodyOf, mapTree } from '../tree-ops.ts';
+
+const IGNORED = (k: string): boolean => k === 'span' || k.endsWith('comments');
+
+/** A literal's type and text (the common case, cheap), else the node's JSON without positions and comments. */
+const keyOf = (item: unknown): string => {
+  const lit = bodyOf(item, 'literal');
+  if (lit && Object.keys(lit).length === 2 && typeof lit.value === 'string')
+    return `${String(lit.literal_type)}:${lit.value}`;
+  return JSON.stringify(item, (k, v: unknown) => (IGNORED(k) ? undefined : v));
+};
 
 /**
  * `dedupe-in-list`: removes repeated items from an `IN (…)` list in WHERE, HAVING, QUALIFY and ON.
@@ -16,6 +26,7 @@ export const dedupeInList: RewriteRule = {
   name: 'dedupe-in-list',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['in'],
   apply: (tree) =>
     mapPredicates(tree, (pred) =>
       mapTree(pred, (node, kind) => {
@@ -23,10 +34,17 @@ export const dedupeInList: RewriteRule = {
         const body = node.in as Record<string, unknown>;
         const items = body.expressions;
         if (!Array.isArray(items) || items.length < 2) return node;
-        const kept: unknown[] = [];
-        for (const item of items) {
-          if (isVolatileOrOpaque(item) || !kept.some((k) => sameNode(k, item))) kept.push(item);
-        }
+        // Keyed by canonical JSON, not compared pairwise: lists of hundreds of literals (TPC-DS q08) made the
+        // pairwise form quadratic. Equal JSON implies `sameNode`; a differently ordered spelling of the same
+        // node is merely kept (never a wrong merge).
+        const seen = new Set<string>();
+        const kept = items.filter((item: unknown) => {
+          if (isVolatileOrOpaque(item)) return true;
+          const key = keyOf(item);
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        });
         return kept.length === items.length ? node : { in: { ...body, expressions: kept } };
       }),
     ),

@@ -1,4 +1,5 @@
 import type { RewriteRule } from '../rule.ts';
+import { ctePredicatePushdown } from './cte-predicate-pushdown.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
 import { joinElimination } from './join-elimination.ts';
 import { outerJoinSimplification } from './outer-join-simplification.ts';
@@ -7,6 +8,8 @@ import { redundantDistinct } from './redundant-distinct.ts';
 import { sargableDates } from './sargable-dates.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
 import { subqueryOrderBy } from './subquery-order-by.ts';
+import { unionPredicatePushdown } from './union-predicate-pushdown.ts';
+import { unusedColumns } from './unused-columns.ts';
 import { unusedCtes } from './unused-ctes.ts';
 
 /**
@@ -22,6 +25,9 @@ export const RULES: readonly RewriteRule[] = [
   redundantDistinct,
   sargableDates,
   predicatePushdown,
+  ctePredicatePushdown,
+  unionPredicatePushdown,
   outerJoinSimplification,
   joinElimination,
+  unusedColumns,
 ];

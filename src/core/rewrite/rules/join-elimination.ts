@@ -119,6 +119,7 @@ export const joinElimination: RewriteRule = {
   name: 'join-elimination',
   needsCatalog: true,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['@join:Left'],
   apply: (tree, ctx) => {
     const ctes = cteNames(tree);
     return mapSelects(tree, (s) => eliminate(s, ctx.catalog, ctes));

@@ -57,5 +57,6 @@ export const outerJoinSimplification: RewriteRule = {
   name: 'outer-join-simplification',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['@join:Left'],
   apply: (tree) => mapSelects(tree, simplify),
 };

@@ -141,5 +141,6 @@ export const predicatePushdown: RewriteRule = {
   name: 'predicate-pushdown',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['subquery', '@having'],
   apply: (tree) => mapSelects(tree, (s) => havingToWhere(pushIntoDerived(s))),
 };

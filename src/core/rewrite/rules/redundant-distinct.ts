@@ -40,6 +40,7 @@ export const redundantDistinct: RewriteRule = {
   name: 'redundant-distinct',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['@distinct'],
   apply: (tree) => {
     const grouped = mapSelects(tree, (s) =>
       isPlainDistinct(s) && groupKeysAllOutput(s) ? { ...s, distinct: false } : s,

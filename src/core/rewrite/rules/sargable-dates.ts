@@ -187,6 +187,8 @@ export const sargableDates: RewriteRule = {
   name: 'sargable-dates',
   needsCatalog: true,
   dialects: WAREHOUSE_DIALECTS,
+  // The kinds `bucketing` and `intervalShift` read: no such node, nothing to rewrite.
+  triggers: ['function', 'cast', 'extract', 'year', 'interval'],
   apply: (tree, ctx) => {
     const ctes = cteNames(tree);
     return mapSelects(tree, (s) => rewriteSelect(s, (col) => columnTypeIn(s, col, ctx.catalog, ctes)));

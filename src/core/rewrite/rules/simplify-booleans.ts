@@ -112,6 +112,8 @@ export const simplifyBooleans: RewriteRule = {
   name: 'simplify-booleans',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  // Folding needs a constant: TRUE/FALSE/NULL, a NOT to cancel, or a comparison of two literals.
+  triggers: ['boolean', 'null', 'not', '@constant-comparison'],
   apply: (tree, ctx) => {
     const folded = mapPredicates(tree, (p) => fold(p, ctx.dialect));
     return mapSelects(folded, (s) => {

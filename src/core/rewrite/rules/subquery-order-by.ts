@@ -24,6 +24,7 @@ export const subqueryOrderBy: RewriteRule = {
   name: 'subquery-order-by',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['@order_by'],
   apply: (tree) => {
     if (kindOf(tree) === 'subquery') return tree;
     return mapTree(tree, (node, kind) => {

@@ -29,6 +29,7 @@ export const unusedCtes: RewriteRule = {
   name: 'unused-ctes',
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
+  triggers: ['@with'],
   apply: (tree) => {
     let used: Set<string> | undefined;
     return mapTree(tree, (node, kind) => {
