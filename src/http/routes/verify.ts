@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/errors.ts';
 import type { Services } from '../services.ts';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
 import { VerifyRequest, VerifyResultSchema } from '../schemas/verify.ts';
+import type { VerifyResult } from '../../core/verify/types.ts';
 
 /**
  * POST /verify reads the body as it streams in: the comparison scans the raw bytes and never builds the
@@ -45,10 +47,20 @@ export const registerVerifyRoute = async (
       async (req, reply) => {
         const t0 = performance.now();
         const declared = Number(req.headers['content-length']);
-        const result = await services.verify.verifyBody(
-          req.body as AsyncIterable<Uint8Array>,
-          Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
-        );
+        // Leaving a for-await early destroys a Readable, and with it the socket: a body rejected mid-stream
+        // (too large, malformed) would get no response at all. Keep the socket, answer with the problem,
+        // and close the connection after it rather than read the rest of a body nobody needs.
+        const body = (req.body as Readable).iterator({ destroyOnReturn: false });
+        let result: VerifyResult;
+        try {
+          result = await services.verify.verifyBody(
+            body,
+            Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
+          );
+        } catch (e) {
+          if (!(req.body as Readable).readableEnded) reply.header('connection', 'close');
+          throw e;
+        }
         const t1 = performance.now();
         // Big numbers in differences are JSON.rawJSON values: JSON.stringify writes them exactly.
         const json = JSON.stringify(result);
