@@ -10,8 +10,12 @@
  * (verifyJsonBody in-process, or the POST round trip with --url), and prints (b)/(a) and throughput. Each
  * figure is the best of --repeat runs; "cpu (b)/(a)" compares process CPU time instead of wall time, which is
  * steadier when other work shares the machine (not meaningful with --url: the server's CPU is not counted).
+ * With --url and --pid it also prints the server's own duration (its Server-Timing `total`, from the request's
+ * arrival to the response being ready), the server's CPU time per request from /proc, and the server's RSS
+ * before the requests and its peak during them (VmHWM, reset first through /proc/PID/clear_refs).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { verifyJsonBody } from '../../src/core/verify/compare.ts';
@@ -111,42 +115,101 @@ function timeParse(body: Buffer): { decodeParse: number; parseOnly: number; cpu:
   return { decodeParse: Number(t2 - t0) / 1e9, parseOnly: Number(t2 - t1) / 1e9, cpu };
 }
 
-/** Peak resident set size of a process, from /proc (Linux). */
-function peakRss(pid: string): string {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m === null ? '?' : `${(Number(m[1]) / 1024).toFixed(0)} MiB`;
+/** Resident set size (VmRSS) or its peak (VmHWM) of a process in MiB, from /proc (Linux). */
+function rssMiB(pid: string, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m === null ? NaN : Number(m[1]) / 1024;
+}
+
+/**
+ * Resets the server's peak RSS to its current RSS (Linux ≥ 4.0, same user), so VmHWM afterwards is the peak
+ * during the verify requests rather than the server's start-up peak (loading PGlite, DuckDB and the demo
+ * data peaks near 1 GiB before settling to ~450 MiB).
+ */
+function resetPeak(pid: string): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** CPU seconds (user + system) a process has used, from /proc/PID/stat (clock ticks of 1/100 s). */
+function procCpuSeconds(pid: string): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The server's own duration for the request (the route's Server-Timing `total`), in seconds. */
+function serverSeconds(header: string): number {
+  const m = /total;dur=([\d.]+)/.exec(header);
+  return m === null ? NaN : Number(m[1]) / 1000;
+}
+
+const agent = new Agent({ keepAlive: true });
+
+/**
+ * POSTs the body with node:http on a kept-alive connection. Not fetch: on this machine undici's fetch spent
+ * 240–400 ms of client CPU per 36 MB body (it copies the Buffer and pumps it through a web stream) against
+ * 10–100 ms here, and that CPU is taken from the server on a 2-core machine.
+ */
+function post(url: URL, body: Buffer): Promise<{ status: number; text: string; timing: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          authorization: `Bearer ${args.key ?? ''}`,
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(parts).toString('utf8'),
+            timing: String(res.headers['server-timing'] ?? ''),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 async function timeVerify(
   body: Buffer,
-): Promise<{ s: number; cpu: number; result: VerifyResult; maxLagMs: number }> {
+): Promise<{ s: number; server: number; cpu: number; result: VerifyResult; maxLagMs: number }> {
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
   const c0 = cpuSeconds();
   const t0 = process.hrtime.bigint();
   let result: VerifyResult;
+  let server = NaN;
   if (args.url !== undefined) {
-    const res = await fetch(new URL('/verify', args.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${args.key ?? ''}` },
-      body,
-    });
-    if (!res.ok) throw new Error(`POST /verify: ${res.status} ${await res.text()}`);
-    result = (await res.json()) as VerifyResult;
+    const res = await post(new URL('/verify', args.url), body);
+    if (res.status !== 200) throw new Error(`POST /verify: ${res.status} ${res.text}`);
+    result = JSON.parse(res.text) as VerifyResult;
+    server = serverSeconds(res.timing);
   } else {
     result = await verifyJsonBody(body, { maxDifferences: 100 });
   }
   const s = seconds(t0);
   const cpu = cpuSeconds() - c0;
   lag.disable();
-  return { s, cpu, result, maxLagMs: lag.max / 1e6 };
+  return { s, server, cpu, result, maxLagMs: lag.max / 1e6 };
 }
 
+const pid = args.pid;
 const sizes = args.rows !== undefined ? [Number(args.rows)] : [10_000, 100_000, 1_000_000];
 console.log(`node ${process.version}, ${args.url === undefined ? 'in-process' : `POST ${args.url}/verify`}`);
 console.log(
   'rows       scenario   body MB  (a) decode+parse s  parse-only s  (b) verify s  (b)/(a)  (b)/parse  MB/s' +
-    '  cpu (b)/(a)  max loop lag ms  missing/extra',
+    '  cpu (b)/(a)  max loop lag ms  missing/extra' +
+    (pid === undefined ? '' : '  | server s  server/(a)  srv cpu/(a)  srv RSS MiB idle→peak'),
 );
 for (const n of sizes) {
   for (const [label, fraction] of [
@@ -161,13 +224,20 @@ for (const n of sizes) {
     let lag = 0;
     let cpuA = Infinity;
     let cpuB = Infinity;
+    let server = Infinity;
+    let serverCpu = Infinity;
+    const idle = pid === undefined ? NaN : rssMiB(pid, 'VmRSS');
+    if (pid !== undefined) resetPeak(pid);
     let last: VerifyResult | undefined;
     for (let k = 0; k < repeat; k++) {
       const p = timeParse(body);
       a = Math.min(a, p.decodeParse);
       parseOnly = Math.min(parseOnly, p.parseOnly);
       cpuA = Math.min(cpuA, p.cpu);
+      const sc0 = pid === undefined ? NaN : procCpuSeconds(pid);
       const v = await timeVerify(body);
+      if (pid !== undefined) serverCpu = Math.min(serverCpu, procCpuSeconds(pid) - sc0);
+      server = Math.min(server, v.server);
       b = Math.min(b, v.s);
       cpuB = Math.min(cpuB, v.cpu);
       lag = Math.max(lag, v.maxLagMs);
@@ -188,10 +258,14 @@ for (const n of sizes) {
         (mb / b).toFixed(0).padStart(6),
         (cpuB / cpuA).toFixed(2).padStart(12),
         lag.toFixed(0).padStart(16),
-        `  ${s.missing}/${s.extra}`,
+        `  ${s.missing}/${s.extra}`.padEnd(15),
+        pid === undefined
+          ? ''
+          : `| ${server.toFixed(3).padStart(8)} ${(server / a).toFixed(2).padStart(10)}` +
+            ` ${(serverCpu / cpuA).toFixed(2).padStart(12)}   ${idle.toFixed(0)}→${rssMiB(pid, 'VmHWM').toFixed(0)}`,
       ].join(' '),
     );
   }
 }
-if (args.pid !== undefined) console.log(`server peak RSS (VmHWM of pid ${args.pid}): ${peakRss(args.pid)}`);
+agent.destroy();
 console.log(`this process peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);

@@ -2,10 +2,14 @@ import { verifyJsonBody } from '../core/verify/compare.ts';
 import type { VerifyResult } from '../core/verify/types.ts';
 
 export type VerifyService = {
-  /** Compares the two result sets of a raw JSON request body, read as it streams in. */
-  verifyBody(body: Uint8Array | AsyncIterable<Uint8Array>): Promise<VerifyResult>;
+  /**
+   * Compares the two result sets of a raw JSON request body, read as it streams in. `expectedBytes` (the
+   * Content-Length, if any) sizes the body buffer once; it is a hint, never trusted for the result.
+   */
+  verifyBody(body: Uint8Array | AsyncIterable<Uint8Array>, expectedBytes?: number): Promise<VerifyResult>;
 };
 
 export const createVerifyService = (limits: { maxBodyBytes: number }): VerifyService => ({
-  verifyBody: (body) => verifyJsonBody(body, { maxBodyBytes: limits.maxBodyBytes }),
+  verifyBody: (body, expectedBytes) =>
+    verifyJsonBody(body, { maxBodyBytes: limits.maxBodyBytes, expectedBytes }),
 });

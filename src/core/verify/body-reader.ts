@@ -4,7 +4,7 @@ import { decodeSpan } from './decode.ts';
 import { RowTable, SideRows } from './row-table.ts';
 import { equalBytes, RepeatIndex } from './repeat-index.ts';
 import { RowLayout, scanRow } from './scan-row.ts';
-import { dataView, malformed, scanString } from './scan-string.ts';
+import { dataView, isValueStart, isWs, malformed, scanString } from './scan-string.ts';
 import { NEED_MORE, scanValue } from './scanner.ts';
 
 export type SideName = 'original' | 'rewritten';
@@ -20,17 +20,6 @@ const B_AFTER_ROW = 6;
 const B_OTHER = 7;
 const B_AFTER_MEMBER = 8;
 const B_END = 9;
-
-const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-// First bytes of a JSON value other than an object: such a row is well-formed but not a row object.
-const isValueStart = (c: number): boolean =>
-  c === 0x5b ||
-  c === 0x22 ||
-  c === 0x2d ||
-  (c >= 0x30 && c <= 0x39) ||
-  c === 0x74 ||
-  c === 0x66 ||
-  c === 0x6e;
 
 /**
  * Reads the request object `{original, rewritten, ...}` (members in any order) incrementally: every row is
@@ -62,7 +51,25 @@ export class BodyReader {
     this.table = new RowTable((rep, row) => this.sameRow(rep, row));
   }
 
-  /** Appends a chunk, copying into a doubling buffer. */
+  /**
+   * Allocates room for `bytes` up front (e.g. from Content-Length) so each chunk is copied once: growing by
+   * doubling costs ~3x the copying and page faults, and holds old + new buffer (up to 3x the body) while
+   * copying. Only a hint: a longer body still grows, a shorter one uses part of it. Untouched pages of a
+   * large zeroed allocation are not resident, so an overstated hint costs address space, not memory.
+   */
+  reserve(bytes: number): void {
+    if (bytes <= this.buf.length) return;
+    let next: Uint8Array;
+    try {
+      next = new Uint8Array(bytes);
+    } catch {
+      return; // RangeError beyond the engine's limit: grow as chunks arrive instead
+    }
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+
+  /** Appends a chunk, copying into a doubling buffer (once, if reserve() sized it). */
   append(chunk: Uint8Array): void {
     const need = this.len + chunk.length;
     if (need > this.buf.length) {

@@ -51,7 +51,7 @@ export async function verifyJsonBody(
   const reader = new BodyReader(maxDepth);
 
   try {
-    await scan(reader, body, maxBytes, step);
+    await scan(reader, body, maxBytes, step, options.expectedBytes ?? 0);
   } finally {
     // The DataView cache would otherwise keep the whole body alive until the next request.
     dataView(EMPTY);
@@ -91,6 +91,7 @@ async function scan(
   body: Uint8Array | AsyncIterable<Uint8Array>,
   maxBytes: number,
   step: number,
+  expectedBytes: number,
 ): Promise<void> {
   const tooLarge = (): GatewayError =>
     new GatewayError('payload-too-large', `the body exceeds ${maxBytes} bytes`, { limit: maxBytes });
@@ -103,6 +104,9 @@ async function scan(
       await yieldToEventLoop();
     }
   } else {
+    if (Number.isSafeInteger(expectedBytes) && expectedBytes > 0) {
+      reader.reserve(Math.min(expectedBytes, maxBytes));
+    }
     let sinceYield = 0;
     for await (const chunk of body) {
       if (reader.len + chunk.length > maxBytes) throw tooLarge();

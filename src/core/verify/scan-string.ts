@@ -204,3 +204,15 @@ function utf8At(buf: Uint8Array, p: number, end: number): number {
 export function malformed(detail: string, offset: number): GatewayError {
   return new GatewayError('malformed-json', detail, { offset });
 }
+
+export const isWs = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** First bytes of a JSON value other than an object: such a row is well-formed but not a row object. */
+export const isValueStart = (c: number): boolean =>
+  c === 0x5b ||
+  c === 0x22 ||
+  c === 0x2d ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x74 ||
+  c === 0x66 ||
+  c === 0x6e;

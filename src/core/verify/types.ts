@@ -32,6 +32,11 @@ export interface VerifyLimits {
   maxDepth?: number;
   /** Bytes scanned between yields to the event loop. Default 1 MiB. */
   yieldEveryBytes?: number;
+  /**
+   * Expected body size of a streamed body (e.g. the request's Content-Length): the buffer is sized once
+   * (capped at maxBodyBytes). A hint only: a body of another length is still read whole and exactly.
+   */
+  expectedBytes?: number;
 }
 
 export interface DifferenceEntry {

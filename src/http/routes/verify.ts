@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../core/errors.ts';
 import type { Services } from '../services.ts';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
 import { VerifyRequest, VerifyResultSchema } from '../schemas/verify.ts';
+import type { VerifyResult } from '../../core/verify/types.ts';
 
 /**
  * POST /verify reads the body as it streams in: the comparison scans the raw bytes and never builds the
@@ -43,9 +45,32 @@ export const registerVerifyRoute = async (
         validatorCompiler: () => () => true,
       },
       async (req, reply) => {
-        const result = await services.verify.verifyBody(req.body as AsyncIterable<Uint8Array>);
+        const t0 = performance.now();
+        const declared = Number(req.headers['content-length']);
+        // Leaving a for-await early destroys a Readable, and with it the socket: a body rejected mid-stream
+        // (too large, malformed) would get no response at all. Keep the socket, answer with the problem,
+        // and close the connection after it rather than read the rest of a body nobody needs.
+        const body = (req.body as Readable).iterator({ destroyOnReturn: false });
+        let result: VerifyResult;
+        try {
+          result = await services.verify.verifyBody(
+            body,
+            Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
+          );
+        } catch (e) {
+          if (!(req.body as Readable).readableEnded) reply.header('connection', 'close');
+          throw e;
+        }
+        const t1 = performance.now();
         // Big numbers in differences are JSON.rawJSON values: JSON.stringify writes them exactly.
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(result));
+        const json = JSON.stringify(result);
+        // Server-side durations (ms) let a benchmark separate the server's work from the client's sending
+        // and the network; `verify` includes reading the body, which streams in while it is scanned.
+        const timing = `verify;dur=${(t1 - t0).toFixed(1)}, json;dur=${(performance.now() - t1).toFixed(1)}`;
+        return reply
+          .header('server-timing', `${timing}, total;dur=${reply.elapsedTime.toFixed(1)}`)
+          .type('application/json; charset=utf-8')
+          .send(json);
       },
     );
     done();
