@@ -26,14 +26,18 @@ const env = {
 };
 const MiB = 1024 * 1024;
 
-const key = spawnSync(node, [cli, 'keys', 'create', '--account', 'bench@example.com'], { env, encoding: 'utf8' }).stdout.trim();
+const key = spawnSync(node, [cli, 'keys', 'create', '--account', 'bench@example.com'], {
+  env,
+  encoding: 'utf8',
+}).stdout.trim();
 const server = spawn(node, [cli, 'serve'], { env });
 let out = '';
 server.stdout.on('data', (d: Buffer) => (out += d.toString()));
 while (!/Try: curl/.test(out)) await new Promise((r) => setTimeout(r, 100));
 const base = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? '';
 const pid = server.pid ?? 0;
-const rss = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+const rss = (): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
 
 const post = (query: string) =>
   fetch(`${base}/query`, {
