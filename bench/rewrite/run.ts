@@ -4,6 +4,7 @@
  * anti-pattern corpus under the three real cost models (savings.ts).
  * Run: node_modules/.bin/node bench/rewrite/run.ts
  */
+import { join } from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +16,7 @@ import { parseSql } from '../../src/core/sql/parse.ts';
 import type { Statement } from '../../src/core/sql/tree.ts';
 import { MEASURES, savings } from './savings.ts';
 
-const CORPUS = '/work/shared/corpus';
+const CORPUS = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
 const WARM_UP = 5;
 const TIMED = 20;
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { CORPUS_DIR } from '../support/corpus-dir.ts';
 
-export const CORPUS = '/work/shared/corpus';
+export const CORPUS = CORPUS_DIR;
 
 /** Column name → type, as the corpus's schema.json lists them. */
 export const corpusSchema = (name: 'tpch' | 'tpcds'): Record<string, Record<string, string>> =>

@@ -5,12 +5,13 @@ import { compactTree, treeFeatures } from '../../src/core/rewrite/features.ts';
 import { checkSyntax, parseSql } from '../../src/core/sql/parse.ts';
 import { printSql } from '../../src/core/sql/print.ts';
 import type { Statement } from '../../src/core/sql/tree.ts';
+import { CORPUS_DIR } from '../support/corpus-dir.ts';
 
 /**
  * The engine's fast paths must not change a single character: printing through JSON (print.ts) and printing
  * the compacted tree (features.ts) give what the library's own array form gives for the source tree.
  */
-const DIR = '/work/shared/corpus';
+const DIR = CORPUS_DIR;
 const queries = ['tpch', 'tpcds'].flatMap((c) =>
   readdirSync(`${DIR}/${c}/queries`)
     .filter((f) => f.endsWith('.sql'))

@@ -6,12 +6,13 @@ import { RULES } from '../../src/core/rewrite/rules/index.ts';
 import { parseSql } from '../../src/core/sql/parse.ts';
 import { treeFeatures } from '../../src/core/rewrite/features.ts';
 import { ANTI_PATTERNS } from '../differential/anti-patterns/corpus.ts';
+import { CORPUS_DIR } from '../support/corpus-dir.ts';
 
 /**
  * `triggers` only save time: with every rule's triggers removed, the engine must give the same text and the
  * same rules on every corpus query. A trigger that hides a rule's real input fails here.
  */
-const DIR = '/work/shared/corpus';
+const DIR = CORPUS_DIR;
 const untriggered = RULES.map(({ triggers: _t, ...r }) => r);
 const tpcds = readCatalogFile(JSON.parse(readFileSync(`${DIR}/tpcds/schema.json`, 'utf8')));
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { CORPUS_DIR } from './corpus-dir.ts';
 
 /** The shared TPC-H corpus (queries in PostgreSQL spelling, `|`-delimited gzipped CSV with a header). */
-export const TPCH_DIR = process.env.SQLGATE_TEST_TPCH_DIR ?? '/work/shared/corpus/tpch';
+export const TPCH_DIR = process.env.SQLGATE_TEST_TPCH_DIR ?? join(CORPUS_DIR, 'tpch');
 
 export const TPCH_TABLES = [
   'region',
