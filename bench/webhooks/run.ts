@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { closeServices, createServices } from '../../src/runtime.ts';
-import { queryCompletedPayload } from '../../src/services/webhooks.ts';
-import type { QueryResult } from '../../src/services/run-query.ts';
+import { SAMPLE_QUERY_RESULT, queryCompletedPayload } from '../../src/services/webhooks.ts';
 import { enqueueEvent } from '../../src/store/webhook-deliveries.ts';
 
 const EVENTS = Number(process.argv[2] ?? 2000);
@@ -59,24 +58,7 @@ for (let i = 0; i < 10; i++)
 // (1) Throughput: fill the outbox (one endpoint), then time the dispatcher draining it.
 const one = await services.keys.create({ accountEmail: 'one@bench.local' });
 await services.webhooks.createEndpoint(one.record.accountId, { url: hook });
-const sample = {
-  trace_id: '0'.repeat(32),
-  rewritten_query: 'SELECT 1',
-  duration_ms: 1,
-  rows: 1,
-  warehouse: 'bigquery',
-  rules_applied: [],
-  fallback: false,
-  cost: {
-    original_cost: 0,
-    optimized_cost: 0,
-    savings: 0,
-    currency: 'USD',
-    warehouse: 'bigquery',
-    method: 'model',
-    assumptions: {},
-  },
-} satisfies QueryResult;
+const sample = SAMPLE_QUERY_RESULT;
 for (let i = 0; i < EVENTS; i += 100)
   await services.db.transaction(async (tx) => {
     for (let j = i; j < Math.min(EVENTS, i + 100); j++)

@@ -152,7 +152,8 @@ export const queryCompletedPayload = (
     },
   });
 
-const SAMPLE: QueryResult = {
+/** The result a test event carries (also what the webhook benchmark sends). */
+export const SAMPLE_QUERY_RESULT: QueryResult = {
   trace_id: '0'.repeat(32),
   rewritten_query: 'SELECT 1',
   duration_ms: 1,
@@ -251,7 +252,7 @@ export const createWebhookService = (deps: {
     sendTest: async (accountId, endpointId) => {
       await endpointOrThrow(accountId, endpointId);
       const id = newEventId();
-      const payload = queryCompletedPayload(SAMPLE, new Date(), { test: true });
+      const payload = queryCompletedPayload(SAMPLE_QUERY_RESULT, new Date(), { test: true });
       await db.transaction((tx) =>
         enqueueEvent(tx, { id, accountId, type: 'query.completed', payload, queryLogId: null }, endpointId),
       );

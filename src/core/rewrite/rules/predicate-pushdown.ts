@@ -14,6 +14,7 @@ import {
   sourcesOf,
 } from '../selects.ts';
 import type { SelectBody, Source } from '../selects.ts';
+import { replaceDerived } from '../scopes.ts';
 import { andAll, bodyOf, columnRef, conjuncts, mapTree, sameNode, someNode } from '../tree-ops.ts';
 
 const movable = (pred: unknown): boolean =>
@@ -74,7 +75,7 @@ const pushIntoDerived = (s: SelectBody): SelectBody => {
     });
     if (moved.length === 0) continue;
     const inner = withWhere(bodyOf(src.query, 'select') as SelectBody, moved);
-    next = replaceSource(next, src, { select: inner });
+    next = replaceDerived(next, src, { select: inner });
   }
   if (next === s) return s;
   const remaining = andAll(rest);
@@ -82,20 +83,6 @@ const pushIntoDerived = (s: SelectBody): SelectBody => {
     ...next,
     where_clause: remaining === undefined ? null : { ...(s.where_clause as object), this: remaining },
   };
-};
-
-const replaceSource = (s: SelectBody, src: Source, query: unknown): SelectBody => {
-  const sub = bodyOf(src.node, 'subquery') as Record<string, unknown>;
-  const node = { subquery: { ...sub, this: query } };
-  if (src.joinIndex >= 0) {
-    const joins = (s.joins as unknown[]).map((j, i) =>
-      i === src.joinIndex ? { ...(j as object), this: node } : j,
-    );
-    return { ...s, joins };
-  }
-  const from = s.from as Record<string, unknown>;
-  const exprs = (from.expressions as unknown[]).map((e) => (e === src.node ? node : e));
-  return { ...s, from: { ...from, expressions: exprs } };
 };
 
 /** HAVING conjuncts that read only group keys filter whole groups: they can filter rows before grouping. */
