@@ -1,39 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { startGatewayInProcess } from '../support/app.ts';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadConfig } from '../../src/config.ts';
 import type { Config } from '../../src/config.ts';
-import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/app.ts';
 import type { Services } from '../../src/http/services.ts';
-import { closeServices, createServices } from '../../src/runtime.ts';
 
 export type TestServer = { app: App; services: Services; config: Config; close(): Promise<void> };
 
 /** A real gateway on a throwaway data dir with a tiny demo dataset. */
 export const startServer = async (env: Record<string, string> = {}): Promise<TestServer> => {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlgate-dash-'));
-  const config = loadConfig({
-    SQLGATE_DATA_DIR: dir,
-    SQLGATE_DEMO_SCALE: '0.01',
-    SQLGATE_LOG_LEVEL: 'silent',
-    SQLGATE_PORT: '0',
-    ...env,
-  });
-  const services = await createServices(config, { progress: () => {}, metrics: false });
-  const app = await buildApp(config, services, { logger: false });
-  return {
-    app,
-    services,
-    config,
-    close: async () => {
-      await app.close();
-      await closeServices(services);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const g = await startGatewayInProcess(
+    { SQLGATE_DEMO_SCALE: '0.01', SQLGATE_PORT: '0', ...env },
+    'sqlgate-dash-',
+  );
+  return { app: g.app, services: g.services, config: g.config, close: g.close };
 };
 
 type Response = Awaited<ReturnType<App['inject']>>;

@@ -8,6 +8,39 @@ import type { App } from '../../src/http/app.ts';
 import type { Services } from '../../src/http/services.ts';
 import { closeServices, createServices, queryServiceFor } from '../../src/runtime.ts';
 
+export type GatewayInProcess = {
+  app: App;
+  services: Services;
+  config: Config;
+  dataDir: string;
+  close: () => Promise<void>;
+};
+
+/**
+ * Services and app in-process on a fresh data dir (`env` over silent logs); `close` removes the dir. The one
+ * way tests build a gateway; each suite adds its own defaults.
+ */
+export const startGatewayInProcess = async (
+  env: Record<string, string>,
+  dirPrefix = 'sqlgate-test-',
+): Promise<GatewayInProcess> => {
+  const dataDir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const config = loadConfig({ SQLGATE_DATA_DIR: dataDir, SQLGATE_LOG_LEVEL: 'silent', ...env });
+  const services = await createServices(config, { progress: () => undefined, metrics: false });
+  const app = await buildApp(config, services, { logger: false });
+  return {
+    app,
+    services,
+    config,
+    dataDir,
+    close: async () => {
+      await app.close();
+      await closeServices(services);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
 export type TestGateway = {
   app: App;
   services: Services;
@@ -23,15 +56,8 @@ export type TestGateway = {
 
 /** A gateway on a fresh data dir with a small demo dataset, driven through `app.inject`. */
 export const startTestGateway = async (env: Record<string, string> = {}): Promise<TestGateway> => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sqlgate-test-'));
-  const config = loadConfig({
-    SQLGATE_DATA_DIR: dataDir,
-    SQLGATE_DEMO_SCALE: '0.02',
-    SQLGATE_LOG_LEVEL: 'silent',
-    ...env,
-  });
-  const services = await createServices(config, { progress: () => undefined, metrics: false });
-  const app = await buildApp(config, services, { logger: false });
+  const base = await startGatewayInProcess({ SQLGATE_DEMO_SCALE: '0.02', ...env });
+  const { app, services, config, dataDir } = base;
   await app.ready();
   const variants: App[] = [];
   const { key } = await services.keys.create({ accountEmail: 'owner@example.com', name: 'test' });
@@ -52,9 +78,7 @@ export const startTestGateway = async (env: Record<string, string> = {}): Promis
     },
     close: async () => {
       for (const v of variants) await v.close();
-      await app.close();
-      await closeServices(services);
-      rmSync(dataDir, { recursive: true, force: true });
+      await base.close();
     },
   };
 };
