@@ -1,11 +1,10 @@
 import { GatewayError, isGatewayError } from '../errors.ts';
 import { canonicalText } from './canonical.ts';
 import { decodeSpan } from './decode.ts';
-import { RowTable, SideRows } from './row-table.ts';
-import { equalBytes, RepeatIndex } from './repeat-index.ts';
 import { RowLayout, scanRow } from './scan-row.ts';
-import { dataView, isValueStart, isWs, malformed, scanString } from './scan-string.ts';
+import { isValueStart, isWs, malformed, scanString } from './scan-string.ts';
 import { NEED_MORE, scanValue } from './scanner.ts';
+import { RowScanner, STOP_FALLBACK, STOP_NEED_MORE } from './wasm-rows.ts';
 
 export type SideName = 'original' | 'rewritten';
 export const SIDE_NAMES: readonly [SideName, SideName] = ['original', 'rewritten'];
@@ -23,16 +22,15 @@ const B_END = 9;
 
 /**
  * Reads the request object `{original, rewritten, ...}` (members in any order) incrementally: every row is
- * scanned once, hashed and counted in the RowTable as soon as its bytes are there; other members are decoded
- * as JSON values. All bytes are kept (in `buf`) so unmatched rows can be decoded afterwards.
+ * scanned once, hashed and counted as soon as its bytes are there; other members are decoded as JSON values.
+ * All bytes are kept so unmatched rows can be decoded afterwards. The bytes, the rows and their counts live
+ * in a RowScanner (WebAssembly), which also scans the common rows (flat objects) itself; this class handles
+ * the body's structure, every other value, and every error.
  */
 export class BodyReader {
-  buf: Uint8Array = new Uint8Array(0);
-  len = 0;
-  readonly sides: [SideRows, SideRows] = [new SideRows(), new SideRows()];
   readonly seen: [boolean, boolean] = [false, false];
   readonly members = new Map<string, unknown>();
-  readonly table: RowTable;
+  readonly rows: RowScanner;
 
   private pos = 0;
   private state = B_START;
@@ -44,58 +42,70 @@ export class BodyReader {
   private readonly maxDepth: number;
   private readonly canonicalCache = new Map<number, string>();
   private readonly layout = new RowLayout();
-  private readonly repeats = new RepeatIndex();
 
   constructor(maxDepth: number) {
     this.maxDepth = maxDepth;
-    this.table = new RowTable((rep, row) => this.sameRow(rep, row));
+    this.rows = new RowScanner((rep, ref) => this.sameCanonical(rep, ref));
+  }
+
+  /** The body bytes so far (a view: take it again after anything that may have grown the store). */
+  get buf(): Uint8Array {
+    return this.rows.bytes();
+  }
+
+  get len(): number {
+    return this.rows.len;
   }
 
   /**
    * Allocates room for `bytes` up front (e.g. from Content-Length) so each chunk is copied once: growing by
-   * doubling costs ~3x the copying and page faults, and holds old + new buffer (up to 3x the body) while
-   * copying. Only a hint: a longer body still grows, a shorter one uses part of it. Untouched pages of a
-   * large zeroed allocation are not resident, so an overstated hint costs address space, not memory.
+   * doubling costs ~3x the copying and page faults. Only a hint: a longer body still grows, a shorter one
+   * uses part of it. Untouched pages are not resident, so an overstated hint costs address space, not memory.
    */
   reserve(bytes: number): void {
-    if (bytes <= this.buf.length) return;
-    let next: Uint8Array;
-    try {
-      next = new Uint8Array(bytes);
-    } catch {
-      return; // RangeError beyond the engine's limit: grow as chunks arrive instead
-    }
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
+    this.rows.reserve(bytes);
   }
 
-  /** Appends a chunk, copying into a doubling buffer (once, if reserve() sized it). */
+  /** Appends a chunk (copied once into the store). */
   append(chunk: Uint8Array): void {
-    const need = this.len + chunk.length;
-    if (need > this.buf.length) {
-      const next = new Uint8Array(Math.max(need, this.buf.length * 2, 65536));
-      next.set(this.buf.subarray(0, this.len));
-      this.buf = next;
-    }
-    this.buf.set(chunk, this.len);
-    this.len = need;
+    this.rows.append(chunk);
   }
 
-  /** Uses `bytes` as the whole body without copying. */
+  /** Uses `bytes` as the whole body (one copy into the store). */
   adopt(bytes: Uint8Array): void {
-    this.buf = bytes;
-    this.len = bytes.length;
+    this.rows.reserve(bytes.length);
+    this.rows.append(bytes);
   }
 
   /** Processes bytes up to `end`; with `final`, the body ends there and anything incomplete is an error. */
   run(end: number, final: boolean): void {
     if (!final && end < this.retryAt) return;
-    const buf = this.buf;
+    let buf = this.buf;
     let p = this.pos;
     for (;;) {
       while (p < end && isWs(buf[p]!)) p++;
       this.pos = p;
       if (p >= end) break;
+      if (this.state === B_ROW_FIRST || this.state === B_ROW || this.state === B_AFTER_ROW) {
+        // The common rows, in WebAssembly; it stops at anything else, handled below as before.
+        const q = this.rows.rows(p, end, this.side, this.state === B_AFTER_ROW);
+        buf = this.buf;
+        if (q !== p) this.state = this.rows.afterRow() ? B_AFTER_ROW : B_ROW;
+        p = q;
+        this.pos = p;
+        const stop = this.rows.stop();
+        if (stop === STOP_NEED_MORE) return this.wait(p, end, final);
+        if (stop === STOP_FALLBACK) {
+          const r = this.row(p, end);
+          buf = this.buf;
+          if (r === NEED_MORE) return this.wait(p, end, final);
+          this.state = B_AFTER_ROW;
+          p = r;
+          this.pos = p;
+          continue;
+        }
+        if (p >= end) break;
+      }
       const c = buf[p]!;
       switch (this.state) {
         case B_START:
@@ -125,7 +135,7 @@ export class BodyReader {
             if (this.seen[this.side])
               throw new GatewayError('invalid-verify-input', `duplicate member "${name}"`, { offset: p });
             this.seen[this.side] = true;
-            this.repeats.newSide();
+            this.rows.newSide();
             this.state = B_ROWS_OPEN;
           } else {
             if (this.members.has(name))
@@ -160,6 +170,7 @@ export class BodyReader {
             break;
           }
           const q = this.row(p, end);
+          buf = this.buf;
           if (q === NEED_MORE) return this.wait(p, end, final);
           this.state = B_AFTER_ROW;
           p = q;
@@ -168,7 +179,7 @@ export class BodyReader {
         case B_AFTER_ROW:
           if (c === 0x2c) this.state = B_ROW;
           else if (c === 0x5d) this.state = B_AFTER_MEMBER;
-          else throw this.rowError(malformed('expected , or ]', p), this.sides[this.side].length);
+          else throw this.rowError(malformed('expected , or ]', p), this.rows.rowCount(this.side));
           p++;
           break;
         case B_OTHER: {
@@ -196,35 +207,24 @@ export class BodyReader {
     if (final) {
       const e = malformed('unexpected end of body', end);
       throw this.state === B_ROW || this.state === B_ROW_FIRST
-        ? this.rowError(e, this.sides[this.side].length)
+        ? this.rowError(e, this.rows.rowCount(this.side))
         : e;
     }
     this.pos = p;
     this.retryAt = p + 2 * (end - p);
   }
 
+  /** A row the WebAssembly scanner left to JS (nested values, errors, rare forms): scan, then record it. */
   private row(p: number, end: number): number {
-    const rows = this.sides[this.side];
-    const index = rows.length;
-    const c = this.buf[p]!;
+    const index = this.rows.rowCount(this.side);
+    const buf = this.buf;
+    const c = buf[p]!;
     if (c !== 0x7b) {
       if (!isValueStart(c)) throw this.rowError(malformed('unexpected character', p), index);
       throw new GatewayError('invalid-verify-input', `${SIDE_NAMES[this.side]}[${index}] is not an object`, {
         side: SIDE_NAMES[this.side],
         index,
       });
-    }
-    const buf = this.buf;
-    let prefix = 0;
-    const hashable = p + RepeatIndex.NEEDS <= end;
-    if (hashable) {
-      const dv = dataView(buf);
-      prefix = RepeatIndex.prefix(dv, p);
-      if (this.repeats.active(index)) {
-        const q = this.repeatOf(prefix, p, end);
-        this.repeats.outcome(index, q >= 0);
-        if (q >= 0) return q;
-      }
     }
     let q: number;
     try {
@@ -233,35 +233,21 @@ export class BodyReader {
       throw isGatewayError(e) ? this.rowError(e, index) : e;
     }
     if (q === NEED_MORE) return NEED_MORE;
-    rows.push(p, q, this.out[2]!);
-    rows.id[index] = this.table.add(this.out[0]!, this.out[1]!, this.side === 0 ? index : ~index, this.side);
-    if (hashable) this.repeats.remember(prefix, p, q - p, this.out[2]!, rows.id[index]);
-    return q;
-  }
-
-  /** If the row at p repeats a remembered row byte for byte, records it as that row; returns its end or -1. */
-  private repeatOf(prefix: number, p: number, end: number): number {
-    const slot = this.repeats.match(prefix, this.buf, p, end);
-    if (slot < 0) return -1;
-    const rows = this.sides[this.side];
-    const id = this.repeats.id(slot);
-    const q = p + this.repeats.length(slot);
-    rows.push(p, q, this.repeats.inexact(slot));
-    rows.id[rows.length - 1] = id;
-    this.table.bump(id, this.side);
+    this.rows.addScanned(this.side, p, q, end, this.out[0]!, this.out[1]!, this.out[2]!);
     return q;
   }
 
   private other(p: number, end: number): number {
     let q: number;
+    const buf = this.buf;
     try {
-      q = scanValue(this.buf, p, end, this.maxDepth, this.out);
+      q = scanValue(buf, p, end, this.maxDepth, this.out);
     } catch (e) {
       if (!isGatewayError(e)) throw e;
       throw new GatewayError(e.code, `${this.member}: ${e.detail}`, { ...e.context, field: this.member });
     }
     if (q === NEED_MORE) return NEED_MORE;
-    this.members.set(this.member, decodeSpan(this.buf, p, q, this.out[2] !== 0));
+    this.members.set(this.member, decodeSpan(buf, p, q, this.out[2] !== 0));
     return q;
   }
 
@@ -272,20 +258,12 @@ export class BodyReader {
 
   /** Decodes row `ref` (`i` original, `~i` rewritten). */
   decodeRow(ref: number): Record<string, unknown> {
-    const rows = ref >= 0 ? this.sides[0] : this.sides[1];
-    const i = ref >= 0 ? ref : ~ref;
-    return decodeSpan(this.buf, rows.start(i), rows.end(i), rows.flags[i] !== 0) as Record<string, unknown>;
+    const [start, end, flags] = ref >= 0 ? this.rows.span(0, ref) : this.rows.span(1, ~ref);
+    return decodeSpan(this.buf, start, end, flags !== 0) as Record<string, unknown>;
   }
 
-  /** Exact equality of two rows whose hashes match: equal bytes, else equal canonical text. */
-  private sameRow(rep: number, ref: number): boolean {
-    const ra = rep >= 0 ? this.sides[0] : this.sides[1];
-    const ia = rep >= 0 ? rep : ~rep;
-    const rb = ref >= 0 ? this.sides[0] : this.sides[1];
-    const ib = ref >= 0 ? ref : ~ref;
-    const len = ra.end(ia) - ra.start(ia);
-    if (len === rb.end(ib) - rb.start(ib) && equalBytes(this.buf, ra.start(ia), rb.start(ib), len))
-      return true;
+  /** Exact equality of two rows whose hashes match but whose bytes differ: equal canonical text. */
+  private sameCanonical(rep: number, ref: number): boolean {
     let canon = this.canonicalCache.get(rep);
     if (canon === undefined) {
       canon = canonicalText(this.decodeRow(rep));

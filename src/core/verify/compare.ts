@@ -81,7 +81,7 @@ export async function verifyJsonBody(
     tolerance,
     pause: yieldToEventLoop,
   });
-  return buildResult(left, reader.sides[0].length, reader.sides[1].length, maxDifferences, decode);
+  return buildResult(left, reader.rows.rowCount(0), reader.rows.rowCount(1), maxDifferences, decode);
 }
 
 const EMPTY = new Uint8Array(0);
@@ -137,15 +137,16 @@ export async function verifyRows(
 
 /** Per side, the rows beyond the matched count of their distinct row: the trailing surplus occurrences. */
 function exactLeftovers(reader: BodyReader): [number[], number[]] {
-  const { table } = reader;
+  const store = reader.rows;
+  const counts = [store.counts(0), store.counts(1)];
   const result: [number[], number[]] = [[], []];
   for (const side of [0, 1] as const) {
-    const rows = reader.sides[side];
-    const seen = new Int32Array(table.distinct);
+    const ids = store.ids(side);
+    const seen = new Int32Array(store.distinct());
     const out = result[side];
-    for (let i = 0; i < rows.length; i++) {
-      const id = rows.id[i]!;
-      if (seen[id]!++ >= Math.min(table.count(id, 0), table.count(id, 1))) out.push(i);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (seen[id]!++ >= Math.min(counts[0]![id]!, counts[1]![id]!)) out.push(i);
     }
   }
   return result;

@@ -65,9 +65,11 @@ describe('BodyReader.reserve', () => {
   it('sizes the buffer once: chunks within it are copied in place, without reallocating', () => {
     const reader = new BodyReader(64);
     reader.reserve(BODY.length);
-    const buf = reader.buf;
+    const { buffer, byteOffset } = reader.buf;
     for (let i = 0; i < BODY.length; i += 1000) reader.append(BODY.subarray(i, i + 1000));
-    expect(reader.buf).toBe(buf);
+    // Same memory, same place: nothing was moved or reallocated.
+    expect(reader.buf.buffer).toBe(buffer);
+    expect(reader.buf.byteOffset).toBe(byteOffset);
     expect(reader.buf.length).toBe(BODY.length);
     expect(reader.buf).toEqual(BODY);
   });

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { canonicalNumberText } from './canonical.ts';
 import { prng, renderValue, valueModel } from './json-model.fixture.ts';
 import { referenceNumberKey } from './reference.ts';
-import { RowTable } from './row-table.ts';
 import { NEED_MORE, scanValue } from './scanner.ts';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -129,25 +128,5 @@ describe('canonicalNumberText', () => {
     );
     expect(canonicalNumberText('1.50e2')).toBe(canonicalNumberText('150'));
     expect(canonicalNumberText('1e21')).toBe(canonicalNumberText(String(1e21)));
-  });
-});
-
-describe('RowTable', () => {
-  it('keeps rows with colliding hashes apart when sameRow denies equality', () => {
-    const equalRows = new Set(['0,2', '2,0']);
-    const table = new RowTable((rep, row) => equalRows.has(`${rep},${row}`));
-    const a = table.add(7, 7, 0, 0);
-    const b = table.add(7, 7, 1, 0);
-    const c = table.add(7, 7, 2, 0);
-    expect(a).not.toBe(b);
-    expect(c).toBe(a);
-    expect(table.count(a, 0)).toBe(2);
-  });
-
-  it('survives growth with many distinct rows', () => {
-    const table = new RowTable(() => true);
-    for (let i = 0; i < 10_000; i++) table.add(Math.imul(i, 0x9e3779b1), i, i, 0);
-    for (let i = 0; i < 10_000; i++) expect(table.add(Math.imul(i, 0x9e3779b1), i, ~i, 1)).toBe(i);
-    expect(table.distinct).toBe(10_000);
   });
 });
