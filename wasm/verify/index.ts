@@ -923,3 +923,31 @@ export function scanOne(p: u32, end: u32): i32 {
 export function lastRow(i: i32): i32 {
   return i == 0 ? outA : i == 1 ? outB : outFlags;
 }
+
+// ---- after the scan: per side, the rows beyond the matched count of their distinct row.
+let leftPtr: usize = 0;
+/**
+ * Writes to leftovers() the indexes of `side`'s rows that have no counterpart: the trailing surplus
+ * occurrences of each distinct row (beyond min(count original, count rewritten)); returns how many.
+ */
+export function exactLeftovers(side: i32): i32 {
+  const n = sideGet(side, F_LEN);
+  const ids = sideGet(side, F_ID);
+  const seen = alloc(<usize>distinctN << 2); // fresh pages: zeroed
+  const out = alloc(n << 2);
+  let k: usize = 0;
+  for (let i: usize = 0; i < n; i++) {
+    const id = <usize>load<i32>(ids + (i << 2));
+    const s = seen + (id << 2);
+    const c = load<i32>(s);
+    store<i32>(s, c + 1);
+    const a = load<i32>(counts0 + (id << 2));
+    const b = load<i32>(counts1 + (id << 2));
+    if (c >= (a < b ? a : b)) store<u32>(out + (k++ << 2), <u32>i);
+  }
+  leftPtr = out;
+  return <i32>k;
+}
+export function leftovers(): usize {
+  return leftPtr;
+}

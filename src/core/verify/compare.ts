@@ -66,7 +66,7 @@ export async function verifyJsonBody(
   const tolerance = readTolerance(reader.members, options);
   const maxDifferences = readMaxDifferences(reader.members, options);
 
-  const unmatched = exactLeftovers(reader);
+  const unmatched = [reader.rows.exactLeftovers(0), reader.rows.exactLeftovers(1)] as const;
   const cache = new Map<number, JsonRow>();
   const decode = (ref: number): JsonRow => {
     let row = cache.get(ref);
@@ -133,23 +133,6 @@ export async function verifyRows(
 ): Promise<VerifyResult> {
   const text = JSON.stringify({ original, rewritten });
   return verifyJsonBody(new TextEncoder().encode(text), options);
-}
-
-/** Per side, the rows beyond the matched count of their distinct row: the trailing surplus occurrences. */
-function exactLeftovers(reader: BodyReader): [number[], number[]] {
-  const store = reader.rows;
-  const counts = [store.counts(0), store.counts(1)];
-  const result: [number[], number[]] = [[], []];
-  for (const side of [0, 1] as const) {
-    const ids = store.ids(side);
-    const seen = new Int32Array(store.distinct());
-    const out = result[side];
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!;
-      if (seen[id]!++ >= Math.min(counts[0]![id]!, counts[1]![id]!)) out.push(i);
-    }
-  }
-  return result;
 }
 
 function buildResult(

@@ -18,6 +18,8 @@ type Exports = {
   reason(): number;
   afterRow(): number;
   rows(p: number, end: number, side: number, after: number): number;
+  exactLeftovers(side: number): number;
+  leftovers(): number;
   scanOne(p: number, end: number): number;
   lastRow(i: number): number;
 };
@@ -148,6 +150,12 @@ export class RowScanner {
   /** Distinct id per row of `side`. */
   ids(side: 0 | 1): Int32Array {
     return new Int32Array(this.x.memory.buffer, this.x.idPtr(side) >>> 0, this.rowCount(side));
+  }
+
+  /** Indexes of `side`'s rows without an exact counterpart (the trailing surplus occurrences), ascending. */
+  exactLeftovers(side: 0 | 1): number[] {
+    const n = this.guard(() => this.x.exactLeftovers(side));
+    return [...new Uint32Array(this.x.memory.buffer, this.x.leftovers() >>> 0, n)];
   }
 
   /** Occurrences on `side` per distinct id. */
