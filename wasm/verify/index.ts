@@ -317,13 +317,17 @@ function scanNumberSlow(p: usize, end: usize): i64 {
   return <i64>p;
 }
 
-// ---- memory: one arena per instance (an instance serves one body). Bump allocation on fresh, zeroed pages;
-// a region outgrown is abandoned (it is freed with the instance).
+// ---- memory: one arena per body. Bump allocation; a region outgrown is abandoned until the next body.
+// An instance may serve several bodies one after another (reset() between them): its pages are then already
+// mapped, which saves the page faults of a fresh memory, and regions that must start zeroed (tables, counts)
+// are cleared where an earlier body used them.
 @external("env", "canonicalEqual")
 declare function canonicalEqual(rep: i32, ref: i32): i32;
 
 let top: usize = 0;
-function alloc(bytes: usize): usize {
+/** The highest address any body has allocated up to: memory above it was never written (still zero). */
+let used: usize = 0;
+function alloc(bytes: usize, zeroed: bool): usize {
   if (top == 0) top = (__heap_base + 15) & ~(<usize>15);
   const p = (top + 15) & ~(<usize>15);
   const next = p + bytes;
@@ -332,6 +336,8 @@ function alloc(bytes: usize): usize {
   if (next > have) {
     if (memory.grow(<i32>((next - have + 0xffff) >> 16)) < 0) unreachable();
   }
+  if (zeroed && p < used) memory.fill(p, 0, (next < used ? next : used) - p);
+  if (next > used) used = next;
   top = next;
   return p;
 }
@@ -341,11 +347,11 @@ let body: usize = 0;
 let bodyCap: usize = 0;
 let expected: usize = 0;
 
-/** Makes room for `cap` body bytes (keeping the first `used`); returns where the body starts now. */
-export function ensureBody(cap: u32, used: u32): usize {
+/** Makes room for `cap` body bytes (keeping the first `kept`); returns where the body starts now. */
+export function ensureBody(cap: u32, kept: u32): usize {
   if (<usize>cap <= bodyCap) return body;
-  const p = alloc(<usize>cap);
-  if (used > 0) memory.copy(p, body, <usize>used);
+  const p = alloc(<usize>cap, false);
+  if (kept > 0) memory.copy(p, body, <usize>kept);
   body = p;
   bodyCap = <usize>cap;
   return p;
@@ -375,9 +381,9 @@ function growSide(s: i32, cap: usize): void {
   const old = sideGet(s, F_CAP);
   if (cap <= old) return;
   const n = sideGet(s, F_LEN);
-  const span = alloc(cap << 3);
-  const id = alloc(cap << 2);
-  const fl = alloc(cap);
+  const span = alloc(cap << 3, false);
+  const id = alloc(cap << 2, false);
+  const fl = alloc(cap, false);
   if (n > 0) {
     memory.copy(span, sideGet(s, F_SPAN), n << 3);
     memory.copy(id, sideGet(s, F_ID), n << 2);
@@ -417,9 +423,9 @@ export function countsPtr(s: i32): usize { return s == 0 ? counts0 : counts1; }
 
 function growDistinct(cap: usize): void {
   if (cap <= distinctCap) return;
-  const m = alloc(cap << 3);
-  const c0 = alloc(cap << 2);
-  const c1 = alloc(cap << 2);
+  const m = alloc(cap << 3, false);
+  const c0 = alloc(cap << 2, true);
+  const c1 = alloc(cap << 2, true);
   const n = <usize>distinctN;
   if (n > 0) {
     memory.copy(m, meta, n << 3);
@@ -436,7 +442,7 @@ function rehash(size: usize): void {
   if (size <= mask + 1 && slots != 0) return;
   const old = slots;
   const oldSize: usize = slots == 0 ? 0 : mask + 1;
-  slots = alloc(size << 3);
+  slots = alloc(size << 3, true);
   mask = size - 1;
   for (let j: usize = 0; j < oldSize; j++) {
     const v = load<i32>(old + (j << 3) + 4);
@@ -555,7 +561,7 @@ function rgrow(size: usize): void {
   if (size <= rmask + 1 && rslots != 0) return;
   const old = rslots;
   const oldSize: usize = rslots == 0 ? 0 : rmask + 1;
-  rslots = alloc(size << 4);
+  rslots = alloc(size << 4, true);
   rmask = size - 1;
   rstored = 0;
   for (let j: usize = 0; j < oldSize; j++) {
@@ -789,6 +795,74 @@ function outcome(index: i32, hit: bool): void {
   }
 }
 
+/** Index of the first `}` at or after p, or e. */
+function findBrace(p: usize, e: usize): usize {
+  while (p + 8 <= e) {
+    const x = load<u64>(p) ^ 0x7d7d7d7d7d7d7d7d;
+    const t = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
+    if (t != 0) return p + <usize>(ctz<u64>(t) >> 3);
+    p += 8;
+  }
+  while (p < e && load<u8>(p) != 0x7d) p++;
+  return p;
+}
+
+// Candidate rows for the pipelined lookup: start, end, prefix.
+const cand = memory.data(BATCH * 12);
+let pipelinedEnd: usize = 0;
+
+/**
+ * Repeats of remembered rows, looked up several at a time: each row's end is first guessed from the first
+ * `}` that is followed by `,` or `]` (a flat row's end unless a string holds one), so the next row's start
+ * need not wait for the lookup; then the lookups' slots are loaded together; a guess is only used when the
+ * remembered row has exactly that length (its bytes are compared at commit). Appends K_REPEAT entries from
+ * batch index n0; returns how many (0: the row at pos goes the ordinary way), leaving the end in pipelinedEnd.
+ */
+function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
+  let k = 0;
+  let p = pos;
+  while (n0 + k < BATCH) {
+    if (k > 0) {
+      while (p < e && isWs(<u32>load<u8>(p + body))) p++;
+      if (p >= e || load<u8>(body + p) != 0x2c) break;
+      p++;
+      while (p < e && isWs(<u32>load<u8>(p + body))) p++;
+    }
+    if (p + PREFIX_NEEDS > e || load<u8>(body + p) != 0x7b) break;
+    const q = findBrace(body + p + 1, body + e) - body;
+    let r = q + 1;
+    while (r < e && isWs(<u32>load<u8>(body + r))) r++;
+    if (r >= e) break;
+    const c = load<u8>(body + r);
+    if (c != 0x2c && c != 0x5d) break;
+    const at = cand + <usize>(k * 12);
+    store<u32>(at, <u32>p);
+    store<u32>(at + 4, <u32>(q + 1));
+    store<i32>(at + 8, prefixHash(body + p));
+    k++;
+    if (c == 0x5d) break;
+    p = r;
+  }
+  let x: i32 = 0;
+  for (let i = 0; i < k; i++) x ^= load<i32>(rslots + ((<usize>load<i32>(cand + <usize>(i * 12) + 8) & rmask) << 4));
+  sink ^= x;
+  let m = 0;
+  for (let i = 0; i < k; i++) {
+    const at = cand + <usize>(i * 12);
+    const start = <usize>load<u32>(at);
+    const end = <usize>load<u32>(at + 4);
+    const slot = rlookup(load<i32>(at + 8));
+    if (slot == 0 || start + <usize>(load<i32>(slot + 8) & 0x3fffffff) != end) break;
+    bSet(n0 + m, 0, K_REPEAT);
+    bSet(n0 + m, 1, <i32>start);
+    bSet(n0 + m, 2, <i32>end);
+    bSet(n0 + m, 3, <i32>slot);
+    m++;
+    pipelinedEnd = end;
+  }
+  return m;
+}
+
 /** Commits the batch's n rows in order; returns the start of the first row that must be scanned again, or -1. */
 function flush(n: i32, side: i32): i64 {
   // Prefetch: independent loads of everything the commits below will touch.
@@ -861,6 +935,15 @@ export function rows(p: u32, end: u32, side: i32, after: i32): u32 {
       }
       const index = base + n;
       const hashable = pos + PREFIX_NEEDS <= e;
+      if (hashable && index >= pausedUntil && pos != scanAt && rslots != 0) {
+        const m = pipelinedRepeats(pos, e, n);
+        if (m > 0) {
+          n += m;
+          pos = pipelinedEnd;
+          a = true;
+          continue;
+        }
+      }
       let prefix: i32 = 0;
       if (hashable) {
         prefix = prefixHash(body + pos);
@@ -933,8 +1016,8 @@ let leftPtr: usize = 0;
 export function exactLeftovers(side: i32): i32 {
   const n = sideGet(side, F_LEN);
   const ids = sideGet(side, F_ID);
-  const seen = alloc(<usize>distinctN << 2); // fresh pages: zeroed
-  const out = alloc(n << 2);
+  const seen = alloc(<usize>distinctN << 2, true);
+  const out = alloc(n << 2, false);
   let k: usize = 0;
   for (let i: usize = 0; i < n; i++) {
     const id = <usize>load<i32>(ids + (i << 2));
@@ -950,4 +1033,32 @@ export function exactLeftovers(side: i32): i32 {
 }
 export function leftovers(): usize {
   return leftPtr;
+}
+
+/** Makes the instance ready for another body: every table empty, the arena reused from its start. */
+export function reset(): void {
+  top = 0;
+  body = 0;
+  bodyCap = 0;
+  expected = 0;
+  memory.fill(SIDE, 0, 64);
+  slots = 0;
+  mask = 0;
+  meta = 0;
+  counts0 = 0;
+  counts1 = 0;
+  distinctN = 0;
+  distinctCap = 0;
+  rslots = 0;
+  rmask = 0;
+  rstored = 0;
+  tries = 0;
+  hits = 0;
+  pausedUntil = 0;
+  layoutCount = 0;
+  scanAt = <usize>-1;
+  exitReason = 0;
+  exitAfterRow = 0;
+  pipelinedEnd = 0;
+  leftPtr = 0;
 }

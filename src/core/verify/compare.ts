@@ -49,14 +49,21 @@ export async function verifyJsonBody(
   const maxBytes = Math.min(options.maxBodyBytes ?? MAX_BUFFER, MAX_BUFFER);
   const step = Math.max(options.yieldEveryBytes ?? DEFAULT_YIELD_EVERY, 1024);
   const reader = new BodyReader(maxDepth);
-
   try {
-    await scan(reader, body, maxBytes, step, options.expectedBytes ?? 0);
+    try {
+      await scan(reader, body, maxBytes, step, options.expectedBytes ?? 0);
+    } finally {
+      // The DataView cache would otherwise keep the whole body alive until the next request.
+      dataView(EMPTY);
+    }
+    return await compareScanned(reader, options);
   } finally {
-    // The DataView cache would otherwise keep the whole body alive until the next request.
-    dataView(EMPTY);
+    reader.rows.release();
   }
+}
 
+/** Leftovers, key/tolerance pairing and the result, once the whole body is scanned. */
+async function compareScanned(reader: BodyReader, options: VerifyOptions): Promise<VerifyResult> {
   for (const [i, side] of (['original', 'rewritten'] as const).entries()) {
     if (!reader.seen[i]) {
       throw new GatewayError('invalid-verify-input', `missing ${side}`, { side, index: null });
