@@ -60,53 +60,104 @@ const open = new Map<number, { tx: Transaction; end: (commit: boolean) => void; 
 class Rollback extends Error {}
 const ROLLBACK = new Rollback('rollback');
 
-const handle = async (m: Request): Promise<unknown> => {
-  switch (m.op) {
-    case 'query': {
-      const params = m.params ? [...m.params] : [];
-      if (m.tx === undefined) return compact((await db.query(m.sql, params)).rows);
-      const t = open.get(m.tx);
-      if (t === undefined) throw new Error('The transaction has already ended.');
-      return compact((await t.tx.query(m.sql, params)).rows);
-    }
-    case 'begin': {
-      const txId = m.tx;
-      return new Promise<null>((begun, failed: (e: Error) => void) => {
-        let end: (commit: boolean) => void = () => undefined;
-        const ended = new Promise<boolean>((r) => (end = r));
-        const done = db
-          .transaction(async (tx) => {
-            open.set(txId, { tx, end, done });
-            begun(null);
-            if (!(await ended)) throw ROLLBACK;
-          })
-          .finally(() => open.delete(txId));
-        // BEGIN itself failed (the callback never ran): the begin call fails.
-        done.catch((e: unknown) => {
-          if (e !== ROLLBACK) failed(e as Error);
-        });
-      });
-    }
-    case 'end': {
-      const t = open.get(m.tx);
-      if (t === undefined) throw new Error('The transaction has already ended.');
-      t.end(m.commit);
-      await t.done.catch((e: unknown) => {
-        if (e !== ROLLBACK) throw e;
-      });
-      return null;
-    }
-    case 'close':
-      await db.close();
-      send({ id: m.id, ok: true, rows: null });
-      process.exit(0);
-  }
+const answer = (id: number, work: Promise<unknown>): Promise<void> =>
+  work.then(
+    (rows) => send({ id, ok: true, rows }),
+    (e: unknown) => send({ id, ok: false, error: serializeError(e) }),
+  );
+
+/**
+ * Statements outside a transaction, and transactions as a whole, take turns on PGlite's one connection: a
+ * job holds it until it is done (a transaction until it has ended). Foreground jobs (request handling) go
+ * before background ones (the webhook dispatcher), so a request never queues behind the dispatcher's backlog.
+ * PGlite runs a statement synchronously, so the next job is picked in `setImmediate`: after the messages
+ * that arrived meanwhile have been queued, not in the order they arrived.
+ */
+const queues: { fg: (() => Promise<void>)[]; bg: (() => Promise<void>)[] } = { fg: [], bg: [] };
+let busy = false;
+let picking = false;
+const pickSoon = (): void => {
+  if (picking || busy) return;
+  picking = true;
+  setImmediate(pick);
+};
+const pick = (): void => {
+  picking = false;
+  const job = queues.fg.shift() ?? queues.bg.shift();
+  if (job === undefined) return;
+  busy = true;
+  void job().finally(() => {
+    busy = false;
+    pickSoon();
+  });
+};
+const schedule = (background: boolean | undefined, job: () => Promise<void>): void => {
+  queues[background ? 'bg' : 'fg'].push(job);
+  pickSoon();
+};
+
+const begin = (id: number, txId: number): Promise<void> => {
+  let end: (commit: boolean) => void = () => undefined;
+  const ended = new Promise<boolean>((r) => (end = r));
+  let begun = false;
+  const done: Promise<void> = db
+    .transaction(async (tx) => {
+      open.set(txId, { tx, end, done });
+      begun = true;
+      send({ id, ok: true, rows: null });
+      if (!(await ended)) throw ROLLBACK;
+    })
+    .finally(() => open.delete(txId));
+  return done.catch((e: unknown) => {
+    // BEGIN itself failed (the callback never ran): the begin call fails. Later errors go to `end`.
+    if (!begun) send({ id, ok: false, error: serializeError(e) });
+  });
+};
+
+const end = async (txId: number, commit: boolean): Promise<null> => {
+  const t = open.get(txId);
+  if (t === undefined) throw new Error('The transaction has already ended.');
+  t.end(commit);
+  await t.done.catch((e: unknown) => {
+    if (e !== ROLLBACK) throw e;
+  });
+  return null;
 };
 
 port.on('message', (m: Request) => {
-  handle(m).then(
-    (rows) => send({ id: m.id, ok: true, rows }),
-    (e: unknown) => send({ id: m.id, ok: false, error: serializeError(e) }),
-  );
+  switch (m.op) {
+    case 'query': {
+      const params = m.params ? [...m.params] : [];
+      if (m.tx === undefined) {
+        schedule(m.background, () =>
+          answer(
+            m.id,
+            db.query(m.sql, params).then((r) => compact(r.rows)),
+          ),
+        );
+        return;
+      }
+      const t = open.get(m.tx);
+      void answer(
+        m.id,
+        t === undefined
+          ? Promise.reject(new Error('The transaction has already ended.'))
+          : t.tx.query(m.sql, params).then((r) => compact(r.rows)),
+      );
+      return;
+    }
+    case 'begin':
+      schedule(m.background, () => begin(m.id, m.tx));
+      return;
+    case 'end':
+      void answer(m.id, end(m.tx, m.commit));
+      return;
+    case 'close':
+      // After everything queued before it.
+      schedule(true, async () => {
+        await answer(m.id, db.close());
+        process.exit(0);
+      });
+  }
 });
 port.postMessage({ id: 0, ok: true, rows: null } satisfies Reply);

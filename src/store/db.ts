@@ -14,13 +14,18 @@ export type Db = Queryable & {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** `embedded` is single-process; `server` may be shared by several gateway processes. */
   readonly kind: 'embedded' | 'server';
+  /**
+   * The same store, for background work (the webhook dispatcher): on the embedded store, its statements and
+   * transactions wait while request handling has some queued. The server store returns itself.
+   */
+  background(): Db;
   close(): Promise<void>;
 };
 
 /** A call to the embedded store's worker (db-worker.ts). `tx` names a transaction opened by `begin`. */
 export type Request =
-  | { id: number; op: 'query'; sql: string; params?: readonly unknown[]; tx?: number }
-  | { id: number; op: 'begin'; tx: number }
+  | { id: number; op: 'query'; sql: string; params?: readonly unknown[]; tx?: number; background?: true }
+  | { id: number; op: 'begin'; tx: number; background?: true }
   | { id: number; op: 'end'; tx: number; commit: boolean }
   | { id: number; op: 'close' };
 /** The worker's answer to the call `id` (id 0: the worker is ready, or failed to open the store). */
@@ -51,7 +56,11 @@ const deserializeError = (s: SerializedError): Error => {
  * open, other queries wait for it (PGlite has one connection). If the worker dies, pending and later calls
  * reject.
  */
-export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> => {
+export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> =>
+  (await openEmbeddedDbWorker(dir)).db;
+
+/** `openEmbeddedDb`, also returning the worker thread (for tests of what happens when it dies). */
+export const openEmbeddedDbWorker = async (dir: string | undefined): Promise<{ db: Db; worker: Worker }> => {
   const worker = new Worker(new URL('./db-worker.ts', import.meta.url), { workerData: { dir } });
   const pending = new Map<number, { resolve: (rows: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
@@ -109,9 +118,15 @@ export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> => {
     }).finally(release);
   };
   const queryIn =
-    (tx: number | undefined): Queryable['query'] =>
+    (tx: number | undefined, background: boolean): Queryable['query'] =>
     async <T extends object>(sql: string, params?: readonly unknown[]) => ({
-      rows: (await call({ op: 'query', sql, ...(params ? { params } : {}), ...(tx ? { tx } : {}) })) as T[],
+      rows: (await call({
+        op: 'query',
+        sql,
+        ...(params ? { params } : {}),
+        ...(tx ? { tx } : {}),
+        ...(background && !tx ? { background: true as const } : {}),
+      })) as T[],
     });
 
   hold();
@@ -124,17 +139,31 @@ export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> => {
     release();
   }
   let closing: Promise<void> | undefined;
-  return {
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      if (dead) return;
+      const exited = new Promise<void>((r) => worker.once('exit', () => r()));
+      hold(); // until the worker has exited, or the process could end first
+      try {
+        await call({ op: 'close' }).catch(() => undefined);
+        await exited;
+      } finally {
+        release();
+      }
+      dead = new Error('The embedded store is closed.');
+    })());
+  const view = (background: boolean): Db => ({
     kind: 'embedded',
-    query: queryIn(undefined),
+    query: queryIn(undefined, background),
+    background: () => bg,
     transaction: async (fn) => {
       const tx = nextTx++;
-      await call({ op: 'begin', tx });
+      await call({ op: 'begin', tx, ...(background ? { background: true as const } : {}) });
       hold();
       try {
         let result;
         try {
-          result = await fn({ query: queryIn(tx) });
+          result = await fn({ query: queryIn(tx, background) });
         } catch (e) {
           await call({ op: 'end', tx, commit: false }).catch(() => undefined);
           throw e;
@@ -145,20 +174,11 @@ export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> => {
         release();
       }
     },
-    close: () =>
-      (closing ??= (async () => {
-        if (dead) return;
-        const exited = new Promise<void>((r) => worker.once('exit', () => r()));
-        hold(); // until the worker has exited, or the process could end first
-        try {
-          await call({ op: 'close' }).catch(() => undefined);
-          await exited;
-        } finally {
-          release();
-        }
-        dead = new Error('The embedded store is closed.');
-      })()),
-  };
+    close,
+  });
+  const db = view(false);
+  const bg = view(true);
+  return { db, worker };
 };
 
 export const openServerDb = (url: string, poolSize = 10): Promise<Db> => {
@@ -169,8 +189,9 @@ export const openServerDb = (url: string, poolSize = 10): Promise<Db> => {
     const r = await pool.query(sql, params ? [...params] : []);
     return { rows: r.rows as T[] };
   };
-  return Promise.resolve({
+  const db: Db = {
     kind: 'server',
+    background: () => db,
     query: q,
     transaction: async (fn) => {
       const client = await pool.connect();
@@ -191,5 +212,6 @@ export const openServerDb = (url: string, poolSize = 10): Promise<Db> => {
       }
     },
     close: () => pool.end(),
-  });
+  };
+  return Promise.resolve(db);
 };
