@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 
-/** The one port to the gateway's own state: PGlite (embedded, default) or a PostgreSQL server. */
+/** The one port to the gateway's own state: PGlite (embedded, default, in a worker thread) or a PostgreSQL server. */
 export type Queryable = {
   query<T extends object = Record<string, unknown>>(
     sql: string,
