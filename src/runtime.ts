@@ -142,7 +142,8 @@ export const createServices = async (
   const registry = createRegistry(warehouses);
   const keys = createApiKeyService(db);
   const webhookDispatcher = createDispatcher({
-    db,
+    // Its statements yield to request handling's (on the embedded store; a no-op on a server).
+    db: db.background(),
     sender: createSender({
       timeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivateNetworks,
