@@ -933,7 +933,10 @@ function flush(n: i32, side: i32): i64 {
         return <i64>p;
       }
       const id = load<i32>(slot + 12);
-      pushRow(side, p, q, load<i32>(slot + 8) >>> 30, id);
+      // A repeat of a row outside the compacted region points at that row's bytes, so its own can go.
+      const from = <usize>load<u32>(slot + 4);
+      if (side == secondSide && from < regionStart) pushRow(side, from, from + (q - p), load<i32>(slot + 8) >>> 30, id);
+      else pushRow(side, p, q, load<i32>(slot + 8) >>> 30, id);
       const c = (side == 0 ? counts0 : counts1) + (<usize>id << 2);
       store<i32>(c, load<i32>(c) + 1);
     } else {
@@ -1076,8 +1079,71 @@ export function leftovers(): usize {
   return leftPtr;
 }
 
+// ---- compaction of the second side while it streams in: its rows that repeat a row of the first side need
+// no bytes of their own (their span points at the first side's row), so only the other rows are kept,
+// moved down to `cursor`, and the bytes not yet processed follow them. The body then holds about the first
+// side plus what differs, rather than both sides.
+let secondSide: i32 = -1;
+let regionStart: usize = <usize>-1;
+let cursor: usize = 0;
+let settledRows: usize = 0;
+
+/** The second side's rows start at `at` (just after its `[`): compact them from now on. */
+export function beginCompaction(side: i32, at: u32): void {
+  secondSide = side;
+  regionStart = <usize>at;
+  cursor = <usize>at;
+  settledRows = sideGet(side, F_LEN);
+}
+
+/**
+ * Moves the second side's kept rows (scanned ones) down to the cursor, updating their spans and remembered
+ * entries, then the unprocessed bytes [pos, len) after them. Returns how far positions from pos moved down.
+ */
+export function compact(pos: u32, len: u32): u32 {
+  if (secondSide < 0) return 0;
+  const s = secondSide;
+  const n = sideGet(s, F_LEN);
+  for (let i = settledRows; i < n; i++) {
+    const sp = sideGet(s, F_SPAN) + (i << 3);
+    const start = <usize>load<u32>(sp);
+    const end = <usize>load<u32>(sp + 4);
+    if (start < regionStart) continue;
+    if (start != cursor) {
+      // Its remembered entry, if any (same prefix, same start), follows it.
+      if (rslots != 0 && start + PREFIX_NEEDS <= <usize>len) {
+        const prefix = prefixHash(body + start);
+        for (let k: usize = 0; k < 4; k++) {
+          const j = rslots + (((<usize>prefix + k) & rmask) << 4);
+          if (load<i32>(j + 8) == 0) break;
+          if (load<i32>(j) == prefix && <usize>load<u32>(j + 4) == start) {
+            store<u32>(j + 4, <u32>cursor);
+            break;
+          }
+        }
+      }
+      memory.copy(body + cursor, body + start, end - start);
+      store<u32>(sp, <u32>cursor);
+      store<u32>(sp + 4, <u32>(cursor + end - start));
+    }
+    cursor += end - start;
+  }
+  settledRows = n;
+  const p = <usize>pos;
+  if (p <= cursor) return 0;
+  memory.copy(body + cursor, body + p, <usize>len - p);
+  // Positions of the previous row's keys and of a failed repeat no longer hold what they did.
+  layoutCount = 0;
+  scanAt = <usize>-1;
+  return <u32>(p - cursor);
+}
+
 /** Makes the instance ready for another body: every table empty, the arena reused from its start. */
 export function reset(): void {
+  secondSide = -1;
+  regionStart = <usize>-1;
+  cursor = 0;
+  settledRows = 0;
   top = 0;
   body = 0;
   bodyCap = 0;

@@ -41,10 +41,16 @@ export class BodyReader {
   private readonly out = new Int32Array(3);
   private readonly maxDepth: number;
   private readonly canonicalCache = new Map<number, string>();
-  private readonly layout = new RowLayout();
+  private layout = new RowLayout();
+  /** Whether the second side is compacted as it streams in (see RowScanner.compact). */
+  private readonly compacting: boolean;
+  /** Bytes dropped by compaction: positions from here on are this much lower than in the body. */
+  private shift = 0;
 
-  constructor(maxDepth: number) {
+  /** @param compacting drop the second side's repeated rows' bytes as they stream in (with `append`) */
+  constructor(maxDepth: number, compacting = false) {
     this.maxDepth = maxDepth;
+    this.compacting = compacting;
     this.rows = new RowScanner((rep, ref) => this.sameCanonical(rep, ref));
   }
 
@@ -77,9 +83,39 @@ export class BodyReader {
     this.rows.append(bytes);
   }
 
-  /** Processes bytes up to `end`; with `final`, the body ends there and anything incomplete is an error. */
+  /**
+   * Processes bytes up to `end` (at most `len`); with `final`, the body ends there and anything incomplete is
+   * an error. Error offsets are offsets into the body as sent.
+   */
   run(end: number, final: boolean): void {
     if (!final && end < this.retryAt) return;
+    try {
+      this.step(end, final);
+    } catch (e) {
+      const offset = isGatewayError(e) ? e.context['offset'] : undefined;
+      if (this.shift === 0 || !isGatewayError(e) || typeof offset !== 'number') throw e;
+      throw new GatewayError(e.code, e.detail, { ...e.context, offset: offset + this.shift });
+    }
+    if (this.compacting && this.inSecondSide()) {
+      const delta = this.rows.compact(this.pos);
+      if (delta > 0) {
+        this.pos -= delta;
+        this.retryAt = Math.max(0, this.retryAt - delta);
+        this.shift += delta;
+        this.layout = new RowLayout(); // it holds positions of the previous row's keys
+      }
+    }
+  }
+
+  private inSecondSide(): boolean {
+    return (
+      this.seen[0] &&
+      this.seen[1] &&
+      (this.state === B_ROW_FIRST || this.state === B_ROW || this.state === B_AFTER_ROW)
+    );
+  }
+
+  private step(end: number, final: boolean): void {
     let buf = this.buf;
     let p = this.pos;
     for (;;) {
@@ -161,6 +197,7 @@ export class BodyReader {
           }
           this.state = B_ROW_FIRST;
           p++;
+          if (this.compacting && this.seen[0] && this.seen[1]) this.rows.beginCompaction(this.side, p);
           break;
         case B_ROW_FIRST:
         case B_ROW: {

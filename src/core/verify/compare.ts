@@ -48,7 +48,8 @@ export async function verifyJsonBody(
   const maxDepth = Math.min(options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH);
   const maxBytes = Math.min(options.maxBodyBytes ?? MAX_BUFFER, MAX_BUFFER);
   const step = Math.max(options.yieldEveryBytes ?? DEFAULT_YIELD_EVERY, 1024);
-  const reader = new BodyReader(maxDepth);
+  // Streamed bodies drop the second side's repeated rows as they arrive (less memory, fewer page faults).
+  const reader = new BodyReader(maxDepth, !(body instanceof Uint8Array));
   try {
     try {
       await scan(reader, body, maxBytes, step, options.expectedBytes ?? 0);
@@ -115,8 +116,11 @@ async function scan(
       reader.reserve(Math.min(expectedBytes, maxBytes));
     }
     let sinceYield = 0;
+    // Bytes received (reader.len can be less: compaction drops bytes already matched).
+    let received = 0;
     for await (const chunk of body) {
-      if (reader.len + chunk.length > maxBytes) throw tooLarge();
+      received += chunk.length;
+      if (received > maxBytes) throw tooLarge();
       reader.append(chunk);
       reader.run(reader.len, false);
       sinceYield += chunk.length;

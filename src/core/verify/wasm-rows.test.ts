@@ -4,6 +4,7 @@ import { verifyJsonBody } from './compare.ts';
 import { prng, renderRow, rowModel, scalarModel, valueModel } from './json-model.fixture.ts';
 import { parseExact, referenceVerify } from './reference.ts';
 import { RowLayout, scanRow } from './scan-row.ts';
+import { BodyReader } from './body-reader.ts';
 import { RowScanner } from './wasm-rows.ts';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -148,6 +149,43 @@ describe('batched rows (WebAssembly) agree with the reference', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('compaction of the second side while it streams in', () => {
+  const rows = Array.from({ length: 2000 }, (_, i) => `{"id":${i},"name":"row ${i}","v":${i % 17}.25}`);
+
+  it('keeps about the first side only when the second repeats it', () => {
+    const text = `{"original":[${rows.join(',')}],"rewritten":[${[...rows].reverse().join(',')}]}`;
+    const bytes = enc(text);
+    const reader = new BodyReader(64, true);
+    reader.reserve(bytes.length);
+    for (let i = 0; i < bytes.length; i += 4096) {
+      reader.append(bytes.subarray(i, i + 4096));
+      reader.run(reader.len, false);
+    }
+    reader.run(reader.len, true);
+    expect(reader.rows.rowCount(1)).toBe(2000);
+    expect(reader.len).toBeLessThan(bytes.length * 0.55);
+    // Rows of the second side still decode (from the first side's identical bytes).
+    expect(reader.decodeRow(~0)).toEqual({ id: 1999, name: 'row 1999', v: 10.25 });
+  });
+
+  it('reports error offsets in the body as sent', async () => {
+    const text = `{"original":[${rows.join(',')}],"rewritten":[${rows.join(',')},{"id":1,"x":tru}]}`;
+    const at = text.indexOf('tru}');
+    const err = await verifyJsonBody(chunks(enc(text), 1000)).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: 'malformed-json',
+      context: { offset: at, side: 'rewritten', index: 2000 },
+    });
+  });
+
+  it('decodes surplus and changed rows of the second side exactly', async () => {
+    const changed = rows.map((r, i) => (i % 97 === 0 ? r.replace('.25', '.5') : r));
+    await agree(
+      `{"original":[${rows.join(',')}],"rewritten":[${[...changed, rows[3]!, rows[3]!].reverse().join(',')}]}`,
     );
   });
 });

@@ -19,6 +19,8 @@ type Exports = {
   afterRow(): number;
   rows(p: number, end: number, side: number, after: number): number;
   reset(): void;
+  beginCompaction(side: number, at: number): void;
+  compact(pos: number, len: number): number;
   exactLeftovers(side: number): number;
   leftovers(): number;
   scanOne(p: number, end: number): number;
@@ -148,6 +150,21 @@ export class RowScanner {
     if (cap <= this.cap) return;
     this.body = this.guard(() => this.x.ensureBody(cap, this.len)) >>> 0;
     this.cap = cap;
+  }
+
+  /** The second side's rows start at `at`: from now on `compact` may drop the bytes of its repeated rows. */
+  beginCompaction(side: 0 | 1, at: number): void {
+    this.x.beginCompaction(side, at);
+  }
+
+  /**
+   * Drops the second side's rows that repeat a row of the first side (keeping the rest) and moves the bytes
+   * not yet processed, [pos, len), down after them. Returns by how much those positions moved down.
+   */
+  compact(pos: number): number {
+    const delta = this.x.compact(pos, this.len) >>> 0;
+    this.len -= delta;
+    return delta;
   }
 
   /** Scans rows of `side` from p; returns where it stopped (see `stop` and `afterRow`). */
