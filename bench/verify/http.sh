@@ -12,4 +12,4 @@ PID=$!
 trap 'kill $PID 2>/dev/null; rm -rf "$DIR"' EXIT
 for _ in $(seq 1 300); do grep -q "Try: curl" "$DIR/serve.log" && break; sleep 0.2; done
 URL=$(grep -o 'listening on http://[^ ]*' "$DIR/serve.log" | cut -d' ' -f3)
-$NODE --max-old-space-size=8192 bench/verify/run.ts --url "$URL" --key "$KEY" --pid "$PID" "$@"
+$NODE --expose-gc --max-old-space-size=8192 bench/verify/run.ts --url "$URL" --key "$KEY" --pid "$PID" "$@"
