@@ -57,8 +57,8 @@ export const answerDispatcherCalls =
       case 'stop':
         await d.stop();
         return null;
-      default:
-        throw new Error(`unknown dispatcher call ${String(op)}`);
+      case undefined:
+        throw new Error('not a dispatcher call');
     }
   };
 
