@@ -1,4 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import type { ErrorSummary } from '../src/jobs/dispatcher-host.ts';
+import { openDispatchingStore } from '../src/runtime.ts';
 import { SAMPLE_QUERY_RESULT, queryCompletedPayload } from '../src/services/webhooks.ts';
 import { enqueueEvent } from '../src/store/webhook-deliveries.ts';
 import { startTestGateway } from './helpers/gateway.ts';
@@ -54,5 +60,29 @@ describe('webhook delivery on the embedded store', () => {
     const during = (await arrived(31)).filter((at) => at <= until);
     // With the dispatcher on the main thread, none could be sent before `until`.
     expect(during).toHaveLength(31);
+  });
+});
+
+describe('the dispatcher in the worker', () => {
+  it('reports its errors to the main thread (name and message), and stops and closes cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlgate-wh-err-'));
+    try {
+      const errors: ErrorSummary[] = [];
+      const { db, dispatcher } = await openDispatchingStore(
+        loadConfig({ SQLGATE_DATA_DIR: dir, SQLGATE_WEBHOOK_POLL_MS: '50' }),
+        (e) => errors.push(e),
+      );
+      await db.query('ALTER TABLE webhook_deliveries RENAME TO webhook_deliveries_gone');
+      dispatcher.start();
+      const until = Date.now() + 5_000;
+      while (errors.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(errors[0]).toEqual({ name: 'error', message: expect.stringContaining('webhook_deliveries') });
+      await dispatcher.stop();
+      await db.close();
+      dispatcher.wake(); // after close: nothing to wake, no error
+      await dispatcher.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
