@@ -14,10 +14,11 @@ import { createQueryService } from './services/run-query.ts';
 import type { OnQueryLogged, QueryService } from './services/run-query.ts';
 import { createVerifyService } from './services/verify-results.ts';
 import { createWebhookService } from './services/webhooks.ts';
-import { createDispatcher } from './jobs/dispatcher.ts';
-import { createSender } from './jobs/send-webhook.ts';
+import type { Dispatcher } from './jobs/dispatcher.ts';
+import { describeError, dispatcherFromSettings, dispatcherProxy } from './jobs/dispatcher-host.ts';
+import type { DispatcherSettings, ErrorSummary } from './jobs/dispatcher-host.ts';
 import { DEFAULT_RETRY_POLICY } from './jobs/retry-policy.ts';
-import { openEmbeddedDb, openServerDb } from './store/db.ts';
+import { openEmbeddedDb, openEmbeddedDbWorker, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import type { WarehouseAdapter } from './warehouses/adapter.ts';
@@ -34,6 +35,42 @@ export const openStore = async (config: Config): Promise<Db> => {
       : await openEmbeddedDb(join(config.dataDir, 'state'));
   await migrate(db);
   return db;
+};
+
+/**
+ * The store and the webhook dispatcher, migrated. On the embedded store the dispatcher runs in the store's
+ * worker thread (embedded-worker.ts), beside PGlite, and the one returned is a proxy to it: signing, sending
+ * and recording never run on the thread that serves requests. On a PostgreSQL store it runs here, on
+ * `db.background()` (the store itself).
+ */
+export const openDispatchingStore = async (
+  config: Config,
+  onError: (e: ErrorSummary) => void,
+): Promise<{ db: Db; dispatcher: Dispatcher }> => {
+  const settings: DispatcherSettings = {
+    timeoutMs: config.webhookTimeoutMs,
+    allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+    policy: {
+      ...DEFAULT_RETRY_POLICY,
+      baseMs: config.webhookRetryBaseMs,
+      maxDelayMs: config.webhookRetryMaxDelayMs,
+      horizonMs: config.webhookRetryHorizonMs,
+    },
+    pollMs: config.webhookPollMs,
+    concurrency: config.webhookConcurrency,
+  };
+  if (config.databaseUrl !== undefined) {
+    const db = await openServerDb(config.databaseUrl);
+    await migrate(db);
+    return { db, dispatcher: dispatcherFromSettings(db.background(), settings, onError) };
+  }
+  const { db, ext } = await openEmbeddedDbWorker(join(config.dataDir, 'state'), {
+    script: new URL('./embedded-worker.ts', import.meta.url),
+    data: settings,
+    onEvent: (e) => onError(e as ErrorSummary),
+  });
+  await migrate(db);
+  return { db, dispatcher: dispatcherProxy(ext, onError) };
 };
 
 /** Aurora: connected through SQLGATE_AURORA_URL (its scheme picks PostgreSQL or MySQL), else local on DuckDB. */
@@ -97,7 +134,10 @@ export const createServices = async (
       `unknown rule ${unknown.join(', ')}; rules: ${[...known].join(', ')}`,
     );
   }
-  const db = await openStore(config);
+  const { db, dispatcher: webhookDispatcher } = await openDispatchingStore(config, (e) => {
+    // Never the payload or secrets: the error's name and message only.
+    if (config.logLevel !== 'silent') process.stderr.write(`webhook dispatcher: ${describeError(e)}\n`);
+  });
   const local: WarehouseAdapter = await openDuckDbLocal({
     ...(config.duckdbPath !== undefined ? { path: config.duckdbPath } : {}),
     dataDir: config.dataDir,
@@ -141,30 +181,6 @@ export const createServices = async (
   ];
   const registry = createRegistry(warehouses);
   const keys = createApiKeyService(db);
-  const webhookDispatcher = createDispatcher({
-    // Its statements yield to request handling's (on the embedded store; a no-op on a server).
-    db: db.background(),
-    sender: createSender({
-      timeoutMs: config.webhookTimeoutMs,
-      allowPrivate: config.webhookAllowPrivateNetworks,
-    }),
-    policy: {
-      ...DEFAULT_RETRY_POLICY,
-      baseMs: config.webhookRetryBaseMs,
-      maxDelayMs: config.webhookRetryMaxDelayMs,
-      horizonMs: config.webhookRetryHorizonMs,
-    },
-    pollMs: config.webhookPollMs,
-    concurrency: config.webhookConcurrency,
-    timeoutMs: config.webhookTimeoutMs,
-    onError: (e) => {
-      // Never the payload or secrets: the error's name and message only.
-      if (config.logLevel !== 'silent')
-        process.stderr.write(
-          `webhook dispatcher: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}\n`,
-        );
-    },
-  });
   const webhooks = createWebhookService({
     db,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,

@@ -27,10 +27,14 @@ export type Request =
   | { id: number; op: 'query'; sql: string; params?: readonly unknown[]; tx?: number; background?: true }
   | { id: number; op: 'begin'; tx: number; background?: true }
   | { id: number; op: 'end'; tx: number; commit: boolean }
+  /** A call to the work the worker hosts beside the store (`serve({ onExt })` in embedded-host.ts). */
+  | { id: number; op: 'ext'; body: unknown }
   | { id: number; op: 'close' };
 /** The worker's answer to the call `id` (id 0: the worker is ready, or failed to open the store). */
 export type Reply =
   { id: number; ok: true; rows: unknown } | { id: number; ok: false; error: SerializedError };
+/** A message the hosted work sends to the main thread on its own (`emit` in embedded-host.ts). */
+export type WorkerEvent = { event: unknown };
 /** A Postgres error as it crosses the thread boundary: its message and plain properties (`code`, …). */
 export type SerializedError = {
   name: string;
@@ -59,9 +63,18 @@ const deserializeError = (s: SerializedError): Error => {
 export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> =>
   (await openEmbeddedDbWorker(dir)).db;
 
-/** `openEmbeddedDb`, also returning the worker thread (for tests of what happens when it dies). */
-export const openEmbeddedDbWorker = async (dir: string | undefined): Promise<{ db: Db; worker: Worker }> => {
-  const worker = new Worker(new URL('./db-worker.ts', import.meta.url), { workerData: { dir } });
+/**
+ * `openEmbeddedDb`, also returning the worker thread (for tests of what happens when it dies). With `host`,
+ * the worker runs that script instead of db-worker.ts: it hosts the store (embedded-host.ts) and other work
+ * beside it, which gets `host.data` (plain, cloneable data), answers `ext` calls and sends events.
+ */
+export const openEmbeddedDbWorker = async (
+  dir: string | undefined,
+  host?: { script: URL; data: unknown; onEvent: (event: unknown) => void },
+): Promise<{ db: Db; worker: Worker; ext: (body: unknown) => Promise<unknown> }> => {
+  const worker = new Worker(host?.script ?? new URL('./db-worker.ts', import.meta.url), {
+    workerData: { dir, ...(host ? { ext: host.data } : {}) },
+  });
   const pending = new Map<number, { resolve: (rows: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let nextTx = 1;
@@ -83,7 +96,11 @@ export const openEmbeddedDbWorker = async (dir: string | undefined): Promise<{ d
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
-  worker.on('message', (m: Reply) => {
+  worker.on('message', (m: Reply | WorkerEvent) => {
+    if ('event' in m) {
+      host?.onEvent(m.event);
+      return;
+    }
     if (m.id === 0) {
       if (m.ok) onReady?.resolve();
       else onReady?.reject(deserializeError(m.error));
@@ -178,7 +195,7 @@ export const openEmbeddedDbWorker = async (dir: string | undefined): Promise<{ d
   });
   const db = view(false);
   const bg = view(true);
-  return { db, worker };
+  return { db, worker, ext: (body) => call({ op: 'ext', body }) };
 };
 
 export const openServerDb = (url: string, poolSize = 10): Promise<Db> => {

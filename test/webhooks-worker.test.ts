@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+import type { ErrorSummary } from '../src/jobs/dispatcher-host.ts';
+import { openDispatchingStore } from '../src/runtime.ts';
+import { SAMPLE_QUERY_RESULT, queryCompletedPayload } from '../src/services/webhooks.ts';
+import { enqueueEvent } from '../src/store/webhook-deliveries.ts';
+import { startTestGateway } from './helpers/gateway.ts';
+import type { TestGateway } from './helpers/gateway.ts';
+import { forkReceiver } from './helpers/receiver-process.ts';
+import type { ReceiverProcess } from './helpers/receiver-process.ts';
+
+let gw: TestGateway;
+let receiver: ReceiverProcess;
+beforeAll(async () => {
+  gw = await startTestGateway({ SQLGATE_WEBHOOK_POLL_MS: '50' });
+  receiver = await forkReceiver();
+  gw.services.webhookDispatcher.start();
+});
+afterAll(async () => {
+  await receiver.close();
+  await gw.close();
+});
+
+const arrived = async (n: number, timeoutMs = 10_000): Promise<number[]> => {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const a = await receiver.arrivals();
+    if (a.length >= n || Date.now() > until) return a;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('webhook delivery on the embedded store', () => {
+  it('runs off the main thread: deliveries go out while the main thread is blocked', async () => {
+    const { record } = await gw.services.keys.create({ accountEmail: 'blocked@example.com' });
+    await gw.services.webhooks.createEndpoint(record.accountId, { url: receiver.url });
+    let n = 0;
+    const enqueue = (count: number) =>
+      gw.services.db.transaction(async (tx) => {
+        for (let i = 0; i < count; i++)
+          await enqueueEvent(tx, {
+            id: `msg_blocked${n++}`,
+            accountId: record.accountId,
+            type: 'query.completed',
+            payload: queryCompletedPayload(SAMPLE_QUERY_RESULT, new Date()),
+            queryLogId: null,
+          });
+      });
+    // Warm up (first connection, first signature), then block this thread while 30 deliveries are due.
+    await enqueue(1);
+    gw.services.webhookDispatcher.wake();
+    expect(await arrived(1)).toHaveLength(1);
+    await enqueue(30);
+    gw.services.webhookDispatcher.wake();
+    const until = Date.now() + 1_500;
+    while (Date.now() < until); // the main thread's event loop does nothing meanwhile
+    const during = (await arrived(31)).filter((at) => at <= until);
+    // With the dispatcher on the main thread, none could be sent before `until`.
+    expect(during).toHaveLength(31);
+  });
+});
+
+describe('the dispatcher in the worker', () => {
+  it('reports its errors to the main thread (name and message), and stops and closes cleanly', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlgate-wh-err-'));
+    try {
+      const errors: ErrorSummary[] = [];
+      const { db, dispatcher } = await openDispatchingStore(
+        loadConfig({ SQLGATE_DATA_DIR: dir, SQLGATE_WEBHOOK_POLL_MS: '50' }),
+        (e) => errors.push(e),
+      );
+      await db.query('ALTER TABLE webhook_deliveries RENAME TO webhook_deliveries_gone');
+      dispatcher.start();
+      const until = Date.now() + 5_000;
+      while (errors.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(errors[0]?.name).toBe('error');
+      expect(errors[0]?.message).toContain('webhook_deliveries');
+      await dispatcher.stop();
+      await db.close();
+      dispatcher.wake(); // after close: nothing to wake, no error
+      await dispatcher.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
