@@ -189,3 +189,24 @@ describe('compaction of the second side while it streams in', () => {
     );
   });
 });
+
+describe('instances', () => {
+  it('serve bodies verified at the same time independently, and one after another after reuse', async () => {
+    const bodyOf = (n: number, shift: number): string => {
+      const rows = Array.from({ length: n }, (_, i) => `{"id":${i},"v":"${'x'.repeat(i % 50)}"}`);
+      const other = rows.map((r, i) => (i % 10 === shift ? r.replace('"v":"', '"v":"y') : r)).reverse();
+      return `{"original":[${rows.join(',')}],"rewritten":[${other.join(',')}]}`;
+    };
+    const texts = [bodyOf(3000, 1), bodyOf(500, 2), bodyOf(4000, 3)];
+    const want = texts.map((t) => {
+      const p = parseExact(t) as { original: unknown[]; rewritten: unknown[] };
+      return referenceVerify(p.original, p.rewritten, { maxDifferences: 5 });
+    });
+    for (let round = 0; round < 2; round++) {
+      const got = await Promise.all(
+        texts.map((t, i) => verifyJsonBody(chunks(enc(t), 1000 + i * 300), { maxDifferences: 5 })),
+      );
+      expect(got).toEqual(want);
+    }
+  });
+});
