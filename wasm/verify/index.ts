@@ -198,7 +198,7 @@ function scanString(p: usize, end: usize): i64 {
 }
 
 // ---- numbers
-const POW10: StaticArray<f64> = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+const POW10I: StaticArray<i64> = [1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000, 10000000000, 100000000000, 1000000000000, 10000000000000, 100000000000000, 1000000000000000];
 
 @inline function shortToken(neg: bool, d: f64, e: i32): void {
   const hi: i32 = d <= 2147483647 ? 0 : <i32>Math.floor(d * 2.3283064365386963e-10);
@@ -217,13 +217,14 @@ function scanNumber(p: usize, end: usize): i64 {
     if (++p >= end) return NEED_MORE;
     c = <u32>load<u8>(p);
   }
-  let d: f64 = 0;
+  // Exact up to 18 digits; beyond 15 the value is not used (long integers and the general path read the bytes).
+  let d: i64 = 0;
   let e: i32 = 0;
   const intStart = p;
   if (c == 0x30) p++;
   else if (c >= 0x31 && c <= 0x39) {
     do {
-      d = d * 10 + <f64>(c - 0x30);
+      d = d * 10 + <i64>(c - 0x30);
       if (++p >= end) return NEED_MORE;
       c = <u32>load<u8>(p);
     } while (isDigit(c));
@@ -240,7 +241,7 @@ function scanNumber(p: usize, end: usize): i64 {
     }
     const sigStart = p;
     while (p < end && isDigit((c = <u32>load<u8>(p)))) {
-      d = d * 10 + <f64>(c - 0x30);
+      d = d * 10 + <i64>(c - 0x30);
       p++;
     }
     if (p >= end) return NEED_MORE;
@@ -266,9 +267,9 @@ function scanNumber(p: usize, end: usize): i64 {
       if (b == 0x30) tz++;
       else if (b != 0x2e) break;
     }
-    d /= unchecked(POW10[tz]);
+    d /= unchecked(POW10I[tz]);
   }
-  shortToken(neg, d, e);
+  shortToken(neg, <f64>d, e);
   return <i64>p;
 }
 
