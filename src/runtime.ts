@@ -11,7 +11,7 @@ import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createQueryService } from './services/run-query.ts';
-import type { OnQueryLogged, QueryService } from './services/run-query.ts';
+import type { QueryOutbox, QueryService } from './services/run-query.ts';
 import { createVerifyService } from './services/verify-results.ts';
 import { createWebhookService } from './services/webhooks.ts';
 import type { Dispatcher } from './jobs/dispatcher.ts';
@@ -101,7 +101,7 @@ export const queryServiceFor = (
   config: Config,
   db: Db,
   warehouses: WarehouseRegistry,
-  onLogged?: OnQueryLogged,
+  outbox?: QueryOutbox,
 ): QueryService =>
   createQueryService({
     db,
@@ -118,7 +118,7 @@ export const queryServiceFor = (
       usdPerMillionIoRequests: config.auroraUsdPerMillionIo,
       usdPerAcuHour: config.auroraUsdPerAcuHour,
     },
-    ...(onLogged ? { onLogged } : {}),
+    ...(outbox ? { outbox } : {}),
   });
 
 /** The composition root's wiring, shared by `sqlgate serve` and the tests. */
@@ -186,7 +186,7 @@ export const createServices = async (
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     notify: () => webhookDispatcher.wake(),
   });
-  const queries = queryServiceFor(config, db, registry, webhooks.onQueryLogged);
+  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox);
   return {
     db,
     warehouses: registry,

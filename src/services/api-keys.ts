@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { displayPrefix, formatApiKey, isWellFormedApiKey } from '../core/api-key.ts';
 import { GatewayError } from '../core/errors.ts';
 import { ensureAccount } from '../store/accounts.ts';
-import { findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchApiKey } from '../store/api-keys.ts';
+import { findApiKeyForUse, insertApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { Db } from '../store/db.ts';
 
@@ -53,12 +53,13 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()):
     authenticate: async (token) => {
       const invalid = (why: string) => new GatewayError('invalid-token', why);
       if (!isWellFormedApiKey(token)) throw invalid('The API key is not valid.');
-      const record = await findApiKeyByHash(db, hashApiKey(token));
+      // One round trip: the lookup also records the use (of a live key, at most once a minute).
+      const at = now();
+      const record = await findApiKeyForUse(db, hashApiKey(token), at);
       if (!record) throw invalid('The API key is not valid.');
       if (record.revokedAt !== null) throw invalid('The API key has been revoked.');
-      if (record.expiresAt !== null && record.expiresAt.getTime() <= now().getTime())
+      if (record.expiresAt !== null && record.expiresAt.getTime() <= at.getTime())
         throw invalid('The API key has expired.');
-      await touchApiKey(db, record.id);
       return { accountId: record.accountId, keyId: record.id };
     },
   };

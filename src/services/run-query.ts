@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import { toDuckDb, transpileSql } from '../core/sql/print.ts';
 import type { Statement } from '../core/sql/tree.ts';
-import type { Db, Queryable } from '../store/db.ts';
-import { insertQueryLog } from '../store/query-log.ts';
-import type { QueryLogEntry } from '../store/query-log.ts';
+import type { Db } from '../store/db.ts';
+import { recordQuery } from '../store/query-log.ts';
+import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
 import type { Warehouse, WarehouseName, WarehouseRegistry } from '../warehouses/registry.ts';
 import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/registry.ts';
 import type { Principal } from './api-keys.ts';
@@ -25,13 +25,15 @@ export type QueryResult = {
   cost: CostReport;
 };
 
-/** Called inside the query-log transaction: durable side effects (the webhook outbox) go here. */
-export type OnQueryLogged = (
-  tx: Queryable,
-  logId: string,
-  entry: QueryLogEntry,
-  result: QueryResult,
-) => Promise<void>;
+/**
+ * The webhook outbox, as the query service sees it: the event written with a successful query's record, in
+ * the same statement (`recordQuery`: one delivery per enabled endpoint of the account, nothing when it has
+ * none), and a call once that statement has committed with deliveries queued.
+ */
+export type QueryOutbox = {
+  eventFor(entry: QueryLogEntry, result: QueryResult): LoggedEvent;
+  queued(count: number): void;
+};
 
 export type QueryService = {
   run(input: {
@@ -54,7 +56,7 @@ export const createQueryService = (deps: {
   settings: RewriteSettings;
   statementTimeoutMs: number;
   auroraPrices: AuroraPrices;
-  onLogged?: OnQueryLogged;
+  outbox?: QueryOutbox;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
@@ -87,11 +89,12 @@ export const createQueryService = (deps: {
     return out.sql;
   };
 
+  /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
   const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
-    await deps.db.transaction(async (tx) => {
-      const id = await insertQueryLog(tx, entry);
-      if (result && deps.onLogged) await deps.onLogged(tx, id, entry, result);
-    });
+    const { outbox } = deps;
+    const event = result && outbox ? outbox.eventFor(entry, result) : null;
+    const { queued } = await recordQuery(deps.db, entry, event);
+    if (queued > 0) outbox?.queued(queued);
   };
 
   return {

@@ -16,7 +16,7 @@ import {
   updateEndpoint,
 } from '../store/webhook-endpoints.ts';
 import type { EndpointRecord } from '../store/webhook-endpoints.ts';
-import type { OnQueryLogged, QueryResult } from './run-query.ts';
+import type { QueryOutbox, QueryResult } from './run-query.ts';
 
 /** An endpoint as the API and the dashboard show it: never its secret. */
 export type WebhookEndpoint = {
@@ -84,8 +84,8 @@ export type WebhookService = {
   redeliver(accountId: string, deliveryId: string): Promise<WebhookDelivery>;
   /** Queues a sample `query.completed` event (data.test = true) to this endpoint only, even when disabled. */
   sendTest(accountId: string, endpointId: string): Promise<WebhookDelivery>;
-  /** The outbox writer: pass to createQueryService as `onLogged` (runs inside the query-log transaction). */
-  onQueryLogged: OnQueryLogged;
+  /** The outbox: pass to createQueryService as `outbox` (its event is written with the query's record). */
+  queryOutbox: QueryOutbox;
 };
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
@@ -261,17 +261,14 @@ export const createWebhookService = (deps: {
       if (!d) throw new Error('test delivery was not queued');
       return deliveryView(d);
     },
-    onQueryLogged: async (tx, logId, entry, result) => {
-      const payload = queryCompletedPayload(result, new Date());
-      const queued = await enqueueEvent(tx, {
+    queryOutbox: {
+      eventFor: (_entry, result) => ({
         id: newEventId(),
-        accountId: entry.accountId,
         type: 'query.completed',
-        payload,
-        queryLogId: logId,
-      });
-      // The transaction commits just after this returns; the dispatcher re-polls shortly after a wake for that.
-      if (queued > 0) deps.notify?.();
+        payload: queryCompletedPayload(result, new Date()),
+      }),
+      // Called once the record and its deliveries are committed: the dispatcher finds them on its next claim.
+      queued: () => deps.notify?.(),
     },
   };
 };

@@ -69,10 +69,24 @@ export const revokeApiKey = async (db: Queryable, id: string, accountId?: string
   return rows.length > 0;
 };
 
-/** Records use, at most once a minute per key, so that every request does not write. */
-export const touchApiKey = async (db: Queryable, id: string): Promise<void> => {
-  await db.query(
-    `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [id],
+/**
+ * The key with this hash (undefined: none), read in the same statement that records its use — at most once a
+ * minute per key, and only when the key is live at `now` (not revoked, not expired) — so that authenticating
+ * a request is one round trip to the store. The record returned is as it was before that write.
+ */
+export const findApiKeyForUse = async (
+  db: Queryable,
+  hash: string,
+  now: Date,
+): Promise<ApiKeyRecord | undefined> => {
+  const { rows } = await db.query<Row>(
+    `WITH k AS (SELECT ${COLUMNS} FROM api_keys WHERE hash = $1),
+     used AS (
+       UPDATE api_keys SET last_used_at = now() FROM k
+       WHERE api_keys.id = k.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
+         AND (api_keys.last_used_at IS NULL OR api_keys.last_used_at < now() - interval '1 minute'))
+     SELECT * FROM k`,
+    [hash, now],
   );
+  return rows[0] ? toRecord(rows[0]) : undefined;
 };

@@ -23,35 +23,73 @@ export type QueryLogEntry = {
 
 export type QueryLogRecord = QueryLogEntry & { id: string; createdAt: Date };
 
-/** Writes one entry; returns its id. Call inside the transaction that writes what must land with it. */
-export const insertQueryLog = async (db: Queryable, e: QueryLogEntry): Promise<string> => {
-  const { rows } = await db.query<{ id: string | number }>(
-    `INSERT INTO query_log (account_id, key_id, trace_id, warehouse, original_sql, rewritten_sql, rules_applied,
-       fallback, original_cost, optimized_cost, savings, bytes_original, bytes_optimized, cost_method, duration_ms,
-       rows, status, error_code)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id`,
-    [
-      e.accountId,
-      e.keyId,
-      e.traceId,
-      e.warehouse,
-      e.originalSql,
-      e.rewrittenSql,
-      JSON.stringify(e.rulesApplied),
-      e.fallback,
-      e.originalCost,
-      e.optimizedCost,
-      e.savings,
-      e.bytesOriginal,
-      e.bytesOptimized,
-      e.costMethod,
-      e.durationMs,
-      e.rows,
-      e.status,
-      e.errorCode,
-    ],
+const COLUMNS = `account_id, key_id, trace_id, warehouse, original_sql, rewritten_sql, rules_applied, fallback,
+  original_cost, optimized_cost, savings, bytes_original, bytes_optimized, cost_method, duration_ms, rows, status,
+  error_code`;
+const VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18';
+const params = (e: QueryLogEntry): unknown[] => [
+  e.accountId,
+  e.keyId,
+  e.traceId,
+  e.warehouse,
+  e.originalSql,
+  e.rewrittenSql,
+  JSON.stringify(e.rulesApplied),
+  e.fallback,
+  e.originalCost,
+  e.optimizedCost,
+  e.savings,
+  e.bytesOriginal,
+  e.bytesOptimized,
+  e.costMethod,
+  e.durationMs,
+  e.rows,
+  e.status,
+  e.errorCode,
+];
+
+/** Writes one entry; returns its id. */
+export const insertQueryLog = async (db: Queryable, e: QueryLogEntry): Promise<string> =>
+  (await recordQuery(db, e, null)).id;
+
+/** A webhook event to write with a query's record (the outbox): its id (`webhook-id`), type and exact body. */
+export type LoggedEvent = { id: string; type: string; payload: string };
+
+/**
+ * Writes one entry and, with `event`, the webhook event for it plus a pending delivery per enabled endpoint of
+ * the entry's account (nothing when it has none) — all in ONE statement (data-modifying CTEs), so it is atomic
+ * by itself: the event exists exactly when the record does, and it takes one round trip to the store (no
+ * BEGIN/COMMIT). Returns the record's id and the number of deliveries queued.
+ */
+export const recordQuery = async (
+  db: Queryable,
+  e: QueryLogEntry,
+  event: LoggedEvent | null,
+): Promise<{ id: string; queued: number }> => {
+  if (event === null) {
+    const { rows } = await db.query<{ id: string | number }>(
+      `INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
+      params(e),
+    );
+    return { id: String(rows[0]?.id), queued: 0 };
+  }
+  const { rows } = await db.query<{ id: string | number; queued: string | number }>(
+    `WITH log AS (
+       INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id, account_id),
+     ev AS (
+       INSERT INTO webhook_events (id, account_id, type, payload, query_log_id)
+       SELECT $19, log.account_id, $20, $21, log.id FROM log
+       WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE account_id = log.account_id AND enabled)
+       RETURNING id, account_id),
+     dlv AS (
+       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at)
+       SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ep.id, ep.account_id, now()
+       FROM ev JOIN webhook_endpoints ep ON ep.account_id = ev.account_id AND ep.enabled
+       RETURNING id)
+     SELECT (SELECT id FROM log) AS id, (SELECT count(*) FROM dlv) AS queued`,
+    [...params(e), event.id, event.type, event.payload],
   );
-  return String(rows[0]?.id);
+  return { id: String(rows[0]?.id), queued: Number(rows[0]?.queued ?? 0) };
 };
 
 type Row = {

@@ -6,9 +6,10 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
 const after = (param: string): string => `now() + ${param}::double precision * interval '1 millisecond'`;
 
 /**
- * Writes one event and a pending delivery per enabled endpoint of the account. Runs inside the caller's
- * transaction (the query log's), so the event exists exactly when the record it describes does.
- * Returns the number of deliveries queued (0: the account has no enabled endpoint and nothing is written).
+ * Writes one event and a pending delivery per enabled endpoint of the account (or to `onlyEndpointId`), in
+ * the caller's transaction: test events, the benchmark. A query's event is written with its record by
+ * `recordQuery` (query-log.ts), in one statement. Returns the number of deliveries queued (0: the account has
+ * no enabled endpoint and nothing is written).
  */
 export const enqueueEvent = async (
   tx: Queryable,

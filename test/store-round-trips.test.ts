@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/http/app.ts';
+import type { App } from '../src/http/app.ts';
+import { queryServiceFor } from '../src/runtime.ts';
+import { createApiKeyService } from '../src/services/api-keys.ts';
+import { createWebhookService } from '../src/services/webhooks.ts';
+import type { Db, Queryable } from '../src/store/db.ts';
+import { bearer, startTestGateway } from './helpers/gateway.ts';
+import type { TestGateway } from './helpers/gateway.ts';
+
+/**
+ * Every call to the store is a round trip (on the embedded store, a message to its worker thread, which also
+ * runs webhook deliveries): POST /query must make as few as possible. Counted here: each statement, and a
+ * transaction's BEGIN and COMMIT.
+ */
+const countingDb = (db: Db): { db: Db; calls: string[] } => {
+  const calls: string[] = [];
+  const wrap = (q: Queryable): Queryable => ({
+    query: <T extends object = Record<string, unknown>>(sql: string, params?: readonly unknown[]) => {
+      calls.push(sql.replace(/\s+/g, ' ').trim().slice(0, 60));
+      return q.query<T>(sql, params);
+    },
+  });
+  const counted: Db = {
+    ...wrap(db),
+    kind: db.kind,
+    transaction: async (fn) => {
+      calls.push('BEGIN');
+      try {
+        return await db.transaction((tx) => fn(wrap(tx)));
+      } finally {
+        calls.push('COMMIT');
+      }
+    },
+    background: () => db.background(),
+    close: () => db.close(),
+  };
+  return { db: counted, calls };
+};
+
+/** The embedded store, and a PostgreSQL server (own schema) when SQLGATE_TEST_POSTGRES_URL is set. */
+const BASE_URL = process.env.SQLGATE_TEST_POSTGRES_URL;
+const schema = `sg_${randomBytes(6).toString('hex')}`;
+const admin = async (sql: string): Promise<void> => {
+  const c = new pg.Client({ connectionString: BASE_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+};
+const stores: [string, Record<string, string>][] = [['embedded', {}]];
+if (BASE_URL !== undefined) {
+  const sep = BASE_URL.includes('?') ? '&' : '?';
+  stores.push([
+    'postgres',
+    { SQLGATE_DATABASE_URL: `${BASE_URL}${sep}options=-c%20search_path%3D${schema}` },
+  ]);
+}
+
+describe.each(stores)('POST /query on the %s store', (store, env) => {
+  let gw: TestGateway;
+  let app: App;
+  let calls: string[];
+  let counted: Db;
+
+  beforeAll(async () => {
+    if (store === 'postgres') await admin(`CREATE SCHEMA ${schema}`);
+    gw = await startTestGateway(env);
+    ({ db: counted, calls } = countingDb(gw.services.db));
+    const keys = createApiKeyService(counted);
+    const webhooks = createWebhookService({ db: counted, allowPrivateNetworks: true });
+    const queries = queryServiceFor(gw.config, counted, gw.services.warehouses, webhooks.queryOutbox);
+    app = await buildApp(
+      gw.config,
+      { ...gw.services, db: counted, keys, queries, webhooks },
+      { logger: false },
+    );
+  });
+  afterAll(async () => {
+    await app.close();
+    await gw.close();
+    if (store === 'postgres') await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+
+  const postQuery = (key: string, query: string) =>
+    app.inject({ method: 'POST', url: '/query', headers: bearer(key), payload: { query } });
+
+  /** Store calls made by one POST /query. */
+  const callsFor = async (key: string, query = 'SELECT 1 AS one'): Promise<{ status: number; n: number }> => {
+    calls.length = 0;
+    const res = await postQuery(key, query);
+    return { status: res.statusCode, n: calls.length };
+  };
+
+  describe('store round trips', () => {
+    it('takes 2 calls (key lookup + recording its use; query record + outbox in one statement)', async () => {
+      const { key, record } = await gw.services.keys.create({ accountEmail: 'trips@example.com' });
+      // First use (records last use), then a later one (within the minute: no write, same one call).
+      expect(await callsFor(key)).toEqual({ status: 200, n: 2 });
+      expect(calls.some((c) => /BEGIN|COMMIT/.test(c))).toBe(false);
+      expect(await callsFor(key)).toEqual({ status: 200, n: 2 });
+      // An error is logged in one statement too.
+      expect(await callsFor(key, 'SELECT FROM WHERE')).toMatchObject({ n: 2 });
+      const [k] = await gw.services.keys.list(record.accountId);
+      expect(k?.lastUsedAt).not.toBeNull();
+      expect(Math.abs((k?.lastUsedAt?.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
+    });
+
+    it('takes 2 calls with 3 webhook endpoints, and writes the event and 3 deliveries with the record', async () => {
+      const { key, record } = await gw.services.keys.create({ accountEmail: 'trips-hooks@example.com' });
+      for (const i of [1, 2, 3]) {
+        await gw.services.webhooks.createEndpoint(record.accountId, { url: `http://127.0.0.1:9/h${i}` });
+      }
+      const disabled = await gw.services.webhooks.createEndpoint(record.accountId, {
+        url: 'http://127.0.0.1:9/off',
+      });
+      await gw.services.webhooks.updateEndpoint(record.accountId, disabled.id, { enabled: false });
+      expect(await callsFor(key)).toEqual({ status: 200, n: 2 });
+      expect(await callsFor(key)).toEqual({ status: 200, n: 2 });
+      const { rows } = await gw.services.db.query<{ logs: number; events: number; deliveries: number }>(
+        `SELECT (SELECT count(*)::int FROM query_log WHERE account_id = $1) AS logs,
+           (SELECT count(*)::int FROM webhook_events e JOIN query_log q ON q.id = e.query_log_id
+            WHERE e.account_id = $1) AS events,
+           (SELECT count(*)::int FROM webhook_deliveries WHERE account_id = $1) AS deliveries`,
+        [record.accountId],
+      );
+      expect(rows[0]).toEqual({ logs: 2, events: 2, deliveries: 6 });
+    });
+
+    it('still checks the key on every request: a revoked key fails at once', async () => {
+      const { key, record } = await gw.services.keys.create({ accountEmail: 'trips-revoked@example.com' });
+      expect((await postQuery(key, 'SELECT 1')).statusCode).toBe(200);
+      expect(await gw.services.keys.revoke(record.id)).toBe(true);
+      const res = await postQuery(key, 'SELECT 1');
+      expect(res.statusCode).toBe(401);
+      expect(res.json<{ detail: string }>().detail).toMatch(/revoked/);
+    });
+  });
+});
