@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/app.ts';
@@ -9,6 +8,7 @@ import { createWebhookService } from '../src/services/webhooks.ts';
 import type { Db, Queryable } from '../src/store/db.ts';
 import { bearer, startTestGateway } from './helpers/gateway.ts';
 import type { TestGateway } from './helpers/gateway.ts';
+import { adminQuery } from './support/pg-schema.ts';
 
 /**
  * Every call to the store is a round trip (on the embedded store, a message to its worker thread, which also
@@ -43,15 +43,7 @@ const countingDb = (db: Db): { db: Db; calls: string[] } => {
 /** The embedded store, and a PostgreSQL server (own schema) when SQLGATE_TEST_POSTGRES_URL is set. */
 const BASE_URL = process.env.SQLGATE_TEST_POSTGRES_URL;
 const schema = `sg_${randomBytes(6).toString('hex')}`;
-const admin = async (sql: string): Promise<void> => {
-  const c = new pg.Client({ connectionString: BASE_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-};
+const admin = (sql: string): Promise<void> => adminQuery(BASE_URL!, sql);
 const stores: [string, Record<string, string>][] = [['embedded', {}]];
 if (BASE_URL !== undefined) {
   const sep = BASE_URL.includes('?') ? '&' : '?';

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_DEMO_SCALE } from './helpers/gateway.ts';
 import { createEndpointOver, postQuery, runCli, startGatewayProcess } from './helpers/process.ts';
 import type { GatewayProcess } from './helpers/process.ts';
 import { startReceiver } from './helpers/receiver.ts';
+import { adminQuery } from './support/pg-schema.ts';
 
 /** PostgreSQL to test against, e.g. postgres://postgres@127.0.0.1:5432/test; each run uses its own schema. */
 const BASE_URL = process.env.SQLGATE_TEST_POSTGRES_URL;
@@ -21,15 +21,7 @@ const schema = `sg_${randomBytes(6).toString('hex')}`;
 const dirs: string[] = [];
 const running: GatewayProcess[] = [];
 
-const admin = async (sql: string): Promise<void> => {
-  const c = new pg.Client({ connectionString: BASE_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-};
+const admin = (sql: string): Promise<void> => adminQuery(BASE_URL!, sql);
 
 afterAll(async () => {
   for (const g of running) {

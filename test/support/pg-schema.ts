@@ -32,3 +32,14 @@ export const createPgTpchSchema = async (
     },
   };
 };
+
+/** Runs one statement on a PostgreSQL server over a connection of its own (schema set-up and clean-up). */
+export const adminQuery = async (url: string, sql: string): Promise<void> => {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+};
