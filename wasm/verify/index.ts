@@ -627,7 +627,7 @@ function presize(rowBytes: usize): void {
 }
 
 /** Records a fully scanned row (hash lanes a, b) on `side`; returns its distinct id. */
-function record(side: i32, p: usize, q: usize, end: usize, a: i32, b: i32, flags: i32, prefix: i32, hashable: bool): i32 {
+function record(side: i32, p: usize, q: usize, a: i32, b: i32, flags: i32, prefix: i32, hashable: bool): i32 {
   const index = <i32>sideGet(side, F_LEN);
   if (side == 0 && index == 0) presize(q - p);
   pushRow(side, p, q, flags, 0);
@@ -641,7 +641,7 @@ function record(side: i32, p: usize, q: usize, end: usize, a: i32, b: i32, flags
 export function addScanned(side: i32, p: u32, q: u32, end: u32, a: i32, b: i32, flags: i32): i32 {
   const hashable = <usize>p + PREFIX_NEEDS <= <usize>end;
   const prefix = hashable ? prefixHash(body + <usize>p) : 0;
-  return record(side, <usize>p, <usize>q, <usize>end, a, b, flags, prefix, hashable);
+  return record(side, <usize>p, <usize>q, a, b, flags, prefix, hashable);
 }
 // ---- rows
 const MAX_KEYS = 64;
@@ -653,7 +653,6 @@ const nextLen = memory.data(MAX_KEYS * 4);
 const nextTok = memory.data(MAX_KEYS * 4);
 let layoutCount: i32 = 0;
 
-export function resetLayout(): void { layoutCount = 0; }
 
 @inline function skipWs(p: usize, end: usize): usize {
   while (p < end && isWs(<u32>load<u8>(p))) p++;
@@ -941,7 +940,7 @@ function flush(n: i32, side: i32): i64 {
       const c = (side == 0 ? counts0 : counts1) + (<usize>id << 2);
       store<i32>(c, load<i32>(c) + 1);
     } else {
-      record(side, p, q, 0, bGet(i, 3), bGet(i, 4), bGet(i, 5), bGet(i, 6), bGet(i, 7) != 0);
+      record(side, p, q, bGet(i, 3), bGet(i, 4), bGet(i, 5), bGet(i, 6), bGet(i, 7) != 0);
     }
   }
   return -1;
