@@ -7,7 +7,7 @@ import type { Db } from '../store/db.ts';
 import { createDispatcher } from './dispatcher.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { RetryPolicy } from './retry-policy.ts';
-import { createSender } from './send-webhook.ts';
+import { createThreadedSender } from './send-webhook-thread.ts';
 
 /** Everything `createDispatcher` and `createSender` need besides the store: plain, cloneable data. */
 export type DispatcherSettings = {
@@ -31,7 +31,7 @@ export const dispatcherFromSettings = (
 ): Dispatcher =>
   createDispatcher({
     db,
-    sender: createSender({ timeoutMs: s.timeoutMs, allowPrivate: s.allowPrivateNetworks }),
+    sender: createThreadedSender({ timeoutMs: s.timeoutMs, allowPrivate: s.allowPrivateNetworks }),
     policy: s.policy,
     pollMs: s.pollMs,
     concurrency: s.concurrency,

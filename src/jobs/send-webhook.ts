@@ -25,6 +25,8 @@ export type SendOutcome = {
 };
 
 export type Sender = { send(m: WebhookMessage): Promise<SendOutcome>; close(): void };
+/** Plain data, so that a sender can be made in another thread (`createThreadedSender`). */
+export type SenderOptions = { timeoutMs: number; allowPrivate: boolean };
 
 const USER_AGENT = 'sqlgate/1.0.0';
 const EXCERPT_BYTES = 1024;
@@ -40,7 +42,7 @@ export const signatureHeader = (secrets: readonly string[], id: string, at: Date
  * Sends webhooks over node:http(s): redirects are never followed, every attempt has an overall timeout, and
  * the agents resolve hosts through the SSRF guard (keep-alive sockets stay bound to the address checked).
  */
-export const createSender = (opts: { timeoutMs: number; allowPrivate: boolean }): Sender => {
+export const createSender = (opts: SenderOptions): Sender => {
   const lookup = guardedLookup(opts.allowPrivate);
   const agentOpts = { keepAlive: true, maxSockets: 32, lookup };
   const http = new HttpAgent(agentOpts);

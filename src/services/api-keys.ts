@@ -2,7 +2,13 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { displayPrefix, formatApiKey, isWellFormedApiKey } from '../core/api-key.ts';
 import { GatewayError } from '../core/errors.ts';
 import { ensureAccount } from '../store/accounts.ts';
-import { findApiKeyForUse, insertApiKey, listApiKeys, revokeApiKey } from '../store/api-keys.ts';
+import {
+  findApiKeyForUse,
+  insertApiKey,
+  listApiKeys,
+  recordApiKeyUse,
+  revokeApiKey,
+} from '../store/api-keys.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { Db } from '../store/db.ts';
 
@@ -29,7 +35,35 @@ export type ApiKeyService = {
   authenticate(token: string): Promise<Principal>;
 };
 
+/** How often a key's `last_used_at` is written (the dashboard shows it to the minute). */
+const USE_WRITE_MS = 60_000;
+const CACHE_MAX = 10_000;
+
+/**
+ * Live keys already accepted, by hash, for one embedded store. That store belongs to one process and every
+ * revocation goes through `ApiKeyService.revoke` (the CLI reaches a running server through its admin socket),
+ * so the process knows of every change: a key is answered from memory after its first use, and POST /query
+ * needs one round trip to the store instead of two (on the embedded store that trip waits behind webhook
+ * deliveries' statements). A revocation removes the key before it is written, and a lookup that overlapped a
+ * revocation is not remembered (`generation`), so a revoked key fails at once, as before. Expiry is checked
+ * on every use. Keyed by the store's `background()` view, which every wrapper of one store shares, so all
+ * services on one store share it. Never used on a PostgreSQL store: other processes may revoke there.
+ */
+type KeyCache = {
+  live: Map<string, { record: ApiKeyRecord; useWrittenAt: number }>;
+  generation: number;
+};
+const caches = new WeakMap<Db, KeyCache>();
+const cacheFor = (db: Db): KeyCache | undefined => {
+  if (db.kind !== 'embedded') return undefined;
+  const root = db.background();
+  let c = caches.get(root);
+  if (c === undefined) caches.set(root, (c = { live: new Map(), generation: 0 }));
+  return c;
+};
+
 export const createApiKeyService = (db: Db, now: () => Date = () => new Date()): ApiKeyService => {
+  const cache = cacheFor(db);
   const createForAccount = async (accountId: string, name: string, expiresAt: Date | null) => {
     const key = formatApiKey(randomBytes(24));
     const record = await insertApiKey(db, {
@@ -49,17 +83,46 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()):
       return createForAccount(account.id, name ?? 'default', expiresAt ?? null);
     },
     list: (accountId) => listApiKeys(db, accountId),
-    revoke: (id, accountId) => revokeApiKey(db, id, accountId),
+    revoke: (id, accountId) => {
+      if (cache) {
+        // Before the write: from here on no lookup is remembered, and this key is not answered from memory.
+        cache.generation++;
+        for (const [hash, k] of cache.live) if (k.record.id === id) cache.live.delete(hash);
+      }
+      return revokeApiKey(db, id, accountId);
+    },
     authenticate: async (token) => {
       const invalid = (why: string) => new GatewayError('invalid-token', why);
       if (!isWellFormedApiKey(token)) throw invalid('The API key is not valid.');
-      // One round trip: the lookup also records the use (of a live key, at most once a minute).
       const at = now();
-      const record = await findApiKeyForUse(db, hashApiKey(token), at);
+      const hash = hashApiKey(token);
+      const expired = (r: ApiKeyRecord): boolean =>
+        r.expiresAt !== null && r.expiresAt.getTime() <= at.getTime();
+      const known = cache?.live.get(hash);
+      if (cache && known) {
+        if (expired(known.record)) {
+          cache.live.delete(hash);
+          throw invalid('The API key has expired.');
+        }
+        if (at.getTime() - known.useWrittenAt >= USE_WRITE_MS) {
+          known.useWrittenAt = at.getTime();
+          // Behind request handling's statements; a failure only leaves last_used_at older.
+          recordApiKeyUse(db.background(), known.record.id).catch(() => undefined);
+        }
+        return { accountId: known.record.accountId, keyId: known.record.id };
+      }
+      const generation = cache?.generation;
+      // One round trip: the lookup also records the use (of a live key, at most once a minute).
+      const record = await findApiKeyForUse(db, hash, at);
       if (!record) throw invalid('The API key is not valid.');
       if (record.revokedAt !== null) throw invalid('The API key has been revoked.');
-      if (record.expiresAt !== null && record.expiresAt.getTime() <= at.getTime())
-        throw invalid('The API key has expired.');
+      if (expired(record)) throw invalid('The API key has expired.');
+      if (cache && cache.generation === generation) {
+        if (cache.live.size >= CACHE_MAX) cache.live.clear();
+        const last = record.lastUsedAt?.getTime();
+        const useWrittenAt = last !== undefined && at.getTime() - last < USE_WRITE_MS ? last : at.getTime();
+        cache.live.set(hash, { record, useWrittenAt });
+      }
       return { accountId: record.accountId, keyId: record.id };
     },
   };

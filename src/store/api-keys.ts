@@ -90,3 +90,12 @@ export const findApiKeyForUse = async (
   );
   return rows[0] ? toRecord(rows[0]) : undefined;
 };
+
+/** Records a use of a live key (as `findApiKeyForUse` does), at most once a minute. */
+export const recordApiKeyUse = async (db: Queryable, id: string): Promise<void> => {
+  await db.query(
+    `UPDATE api_keys SET last_used_at = now()
+     WHERE id = $1 AND revoked_at IS NULL AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [id],
+  );
+};
