@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { Transaction } from '@electric-sql/pglite';
 import type { Db, Queryable, Reply, Request, SerializedError, WorkerEvent } from './db.ts';
+import { workerPriority } from './thread-priority.ts';
 
 /** What the worker thread hosting the store offers to the work it runs beside PGlite. */
 export type EmbeddedHost = {
@@ -28,7 +29,12 @@ export type EmbeddedHost = {
 export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
   const port = parentPort;
   if (port === null) throw new Error('the embedded store is hosted only in a worker thread');
-  const { dir, ext } = workerData as { dir: string | undefined; ext?: unknown };
+  const { dir, ext, lanes } = workerData as {
+    dir: string | undefined;
+    ext?: unknown;
+    lanes: SharedArrayBuffer;
+  };
+  const priority = workerPriority(lanes);
 
   /** Copies what makes a Postgres error useful (code, detail, constraint, …) into a plain cloneable object. */
   const serializeError = (e: unknown): SerializedError => {
@@ -102,7 +108,15 @@ export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
   };
   const pick = (): void => {
     picking = false;
-    const job = queues.fg.shift() ?? queues.bg.shift();
+    const fg = queues.fg.shift();
+    if (fg) priority.foreground();
+    else if (queues.bg.length > 0 && !priority.background()) {
+      // A foreground call is on its way: let it arrive first.
+      picking = true;
+      setImmediate(pick);
+      return;
+    }
+    const job = fg ?? queues.bg.shift();
     if (job === undefined) return;
     busy = true;
     void job().finally(() => {
@@ -171,6 +185,7 @@ export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
 
   const serve: EmbeddedHost['serve'] = (opts = {}) => {
     port.on('message', (m: Request) => {
+      if (!('background' in m && m.background)) priority.received();
       switch (m.op) {
         case 'query': {
           const params = m.params ? [...m.params] : [];
@@ -220,7 +235,12 @@ export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
         }
       }
     });
-    port.postMessage({ id: 0, ok: true, rows: null } satisfies Reply);
+    port.postMessage({
+      id: 0,
+      ok: true,
+      rows: null,
+      tid: priority.enabled ? priority.tid : undefined,
+    } satisfies Reply);
   };
 
   return {
