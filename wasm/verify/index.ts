@@ -50,7 +50,8 @@ let outA: i32 = 0;
 let outB: i32 = 0;
 let outFlags: i32 = 0;
 
-@inline function isWs(c: u32): bool { return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09; }
+// One compare for the common case (a byte above the space); then a bit test for \t \n \r and space.
+@inline function isWs(c: u32): bool { return c <= 0x20 && ((<u64>0x100002600 >> <u64>c) & 1) != 0; }
 
 // ---- strings
 let tmp0: u32 = 0; // up to 4 bytes packed little-endian
