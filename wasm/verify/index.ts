@@ -137,61 +137,84 @@ function utf8At(p: usize, end: usize): i64 {
 /** p just after the opening quote; returns index after the closing quote; token in tok. */
 function scanString(p: usize, end: usize): i64 {
   let h: i32 = SEED_STRING_A;
-  let w: u32 = 0;
-  let sh: u32 = 0;
+  // Bytes not yet mixed (fewer than 4, little-endian) and their number in bits: every full 4-byte word of the
+  // unescaped string is mixed in order, the last partial word once at the end (as the JS scanner does).
+  let w: u64 = 0;
+  let sh: u64 = 0;
   let delta: i32 = 0;
   const start = p;
   while (true) {
-    if (sh == 0) {
-      // Eight plain bytes at a time, hashed as two words (the same words as four at a time).
-      while (p + 8 <= end) {
-        const x = load<u64>(p);
-        const q = x ^ 0x2222222222222222;
-        const b = x ^ 0x5c5c5c5c5c5c5c5c;
-        if (
-          (((x - 0x2020202020202020) & ~x) |
-            ((q - 0x0101010101010101) & ~q) |
-            ((b - 0x0101010101010101) & ~b) |
-            x) &
-          0x8080808080808080
-        )
-          break;
-        h = mixWord(mixWord(h, <i32>x), <i32>(x >> 32));
+    let c: u32;
+    if (p + 8 <= end) {
+      // Eight bytes at a time: the plain ones (0x20..0x7f but " and \\) before the first other byte are
+      // appended whole. In each test below the lowest flagged byte is exact (borrows only move upwards).
+      const x = load<u64>(p);
+      const q = x ^ 0x2222222222222222;
+      const b = x ^ 0x5c5c5c5c5c5c5c5c;
+      const m =
+        (((x - 0x2020202020202020) & ~x) | ((q - 0x0101010101010101) & ~q) | ((b - 0x0101010101010101) & ~b) | x) &
+        0x8080808080808080;
+      if (m == 0) {
+        if (sh == 0) h = mixWord(mixWord(h, <i32>x), <i32>(x >> 32));
+        else {
+          const lo = w | (x << sh);
+          h = mixWord(mixWord(h, <i32>lo), <i32>(lo >> 32));
+          w = x >> (64 - sh);
+        }
         p += 8;
+        continue;
       }
-      while (p + 4 <= end) {
-        const x = load<u32>(p);
-        const q = x ^ 0x22222222;
-        const b = x ^ 0x5c5c5c5c;
-        if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | x) & 0x80808080) break;
-        h = mixWord(h, <i32>x);
-        p += 4;
+      const bits = ctz<u64>(m) - 7; // the plain bytes, in bits (0..56)
+      if (bits != 0) {
+        const y = x & ((<u64>1 << bits) - 1);
+        let lo = w | (y << sh);
+        let total = sh + bits;
+        if (total >= 32) {
+          h = mixWord(h, <i32>lo);
+          if (total >= 64) {
+            h = mixWord(h, <i32>(lo >> 32));
+            lo = y >> (64 - sh); // sh > 0 here: bits <= 56
+            total -= 64;
+          } else {
+            lo >>= 32;
+            total -= 32;
+          }
+        }
+        w = lo;
+        sh = total;
+        p += <usize>(bits >> 3);
       }
-    }
-    if (p >= end) return NEED_MORE;
-    const c = <u32>load<u8>(p);
-    if (c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c) {
-      w |= c << sh;
-      sh += 8;
-      if (sh == 32) { h = mixWord(h, <i32>w); w = 0; sh = 0; }
-      p++;
-      continue;
+      c = <u32>load<u8>(p);
+    } else {
+      // The last bytes before `end`, one at a time.
+      if (p >= end) return NEED_MORE;
+      c = <u32>load<u8>(p);
+      if (c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c) {
+        w |= <u64>c << sh;
+        sh += 8;
+        if (sh == 32) { h = mixWord(h, <i32>w); w = 0; sh = 0; }
+        p++;
+        continue;
+      }
     }
     if (c == 0x22) break;
-    let q: i64;
-    if (c == 0x5c) q = unescapeAt(p, end);
-    else if (c >= 0x80) q = utf8At(p, end);
+    let r: i64;
+    if (c == 0x5c) r = unescapeAt(p, end);
+    else if (c >= 0x80) r = utf8At(p, end);
     else return FALLBACK;
-    if (q < 0) return q;
-    delta += tmpLen - <i32>(<usize>q - p);
-    let t = tmp0;
-    for (let i = 0; i < tmpLen; i++) {
-      w |= (t & 0xff) << sh;
-      t >>= 8;
-      sh += 8;
-      if (sh == 32) { h = mixWord(h, <i32>w); w = 0; sh = 0; }
+    if (r < 0) return r;
+    delta += tmpLen - <i32>(<usize>r - p);
+    // Append the 1..4 bytes in tmp0.
+    let lo = w | (<u64>tmp0 << sh);
+    let total = sh + (<u64>tmpLen << 3);
+    if (total >= 32) {
+      h = mixWord(h, <i32>lo);
+      lo >>= 32;
+      total -= 32;
     }
-    p = <usize>q;
+    w = lo;
+    sh = total;
+    p = <usize>r;
   }
   if (sh != 0) h = mixWord(h, <i32>w);
   tok = fmix(h ^ <i32>(p - start + <usize>delta));

@@ -39,6 +39,22 @@ describe('WebAssembly row scanner', () => {
     expect(handled).toBeGreaterThan(2700);
   });
 
+  it('hashes long strings as the JS scanner does wherever their escapes and non-ASCII fall', () => {
+    // Plain runs of any length between special units, so the 8-byte steps meet them at every offset.
+    const piece = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', '~', '/'), maxLength: 19 }),
+      fc.constantFrom('\\"', '\\\\', '\\n', '\\u00e9', '\\ud83d\\ude00', 'é', '李', '😀', '\\/'),
+    );
+    const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, text, fc.integer({ min: 0, max: 15 }), (k, v, pad) => {
+        const bytes = enc(`${' '.repeat(pad)}{"${k}x":"${v}","n":"${k}${v}"} `).subarray(pad);
+        expect(wasmScan(bytes)).toEqual(jsScan(bytes));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('leaves nested values, invalid bytes and duplicate keys to the JS scanner', () => {
     for (const text of [
       '{"a":[1]}',
