@@ -276,6 +276,10 @@ function scanNumber(p: usize, end: usize): i64 {
   if (nd > 15) {
     // Long integers (ids, int64): no second pass. A fraction or leading zeros take the general path.
     if (intStart + <usize>nd != p || d == 0) return scanNumberSlow(start, end);
+    if (nd <= 18) {
+      longIntToken(d, neg, nd);
+      return <i64>p;
+    }
     let last = p - 1;
     while (load<u8>(last) == 0x30) last--;
     digitsToken(intStart, last, neg, nd);
@@ -342,6 +346,29 @@ function scanNumberSlow(p: usize, end: usize): i64 {
   if (e64 < -0x7fffffff || e64 > 0x7fffffff) return FALLBACK;
   digitsToken(first, last, neg, <i32>e64);
   return <i64>p;
+}
+
+/**
+ * digitsToken for an integer of 16 to 18 digits whose value d is exact (no bytes read again): its digits
+ * without trailing zeros, mixed as digitsToken does (groups of 9 digits from the first, then the rest).
+ */
+function longIntToken(d: i64, neg: bool, nd: i32): void {
+  let digits = nd;
+  while (d % 10 == 0) {
+    d /= 10;
+    digits--;
+  }
+  if (digits <= 15) {
+    shortToken(neg, <f64>d, nd);
+    return;
+  }
+  const split: i64 = digits == 16 ? 10000000 : digits == 17 ? 100000000 : 1000000000;
+  let h: i32 = SEED_NUMBER_A ^ (neg ? 1 : 0);
+  h = mixWord(h, <i32>(d / split));
+  h = mixWord(h, <i32>(d % split));
+  h = mixWord(h, nd);
+  tok = fmix(h ^ digits);
+  tokFlags = FLAG_INEXACT;
 }
 
 /** Token of 0.D × 10^e, D the digits at [first, last] (a '.' among them skipped; no leading/trailing zeros). */
