@@ -433,7 +433,8 @@ let expected: usize = 0;
 /** Makes room for `cap` body bytes (keeping the first `kept`); returns where the body starts now. */
 export function ensureBody(cap: u32, kept: u32): usize {
   if (<usize>cap <= bodyCap) return body;
-  const p = alloc(<usize>cap, false);
+  // 16 bytes to spare: a short comparison may load 8 bytes from any body position (see sameBytes).
+  const p = alloc(<usize>cap + 16, false);
   if (kept > 0) memory.copy(p, body, <usize>kept);
   body = p;
   bodyCap = <usize>cap;
@@ -543,7 +544,12 @@ function rehash(size: usize): void {
 
 function equalBytes(a: usize, b: usize, n: usize): bool {
   const end = a + n;
-  while (a + 8 <= end) {
+  while (a + 16 <= end) {
+    if (v128.any_true(v128.xor(v128.load(a), v128.load(b)))) return false;
+    a += 16;
+    b += 16;
+  }
+  if (a + 8 <= end) {
     if (load<u64>(a) != load<u64>(b)) return false;
     a += 8;
     b += 8;
@@ -611,14 +617,15 @@ export function newSide(): void {
 }
 
 function prefixHash(p: usize): i32 {
-  let h: i32 = 0x5bd1e995;
-  for (let i = 0; i < PREFIX_WORDS; i++, p += 4) {
-    const x = load<i32>(p);
-    h = mixWord(h, x);
-    const y = x ^ 0x7d7d7d7d;
-    if ((y - 0x01010101) & ~y & <i32>0x80808080) break;
+  // Eight bytes at a time, up to the word holding the first `}` (a short row's end).
+  let h: u64 = 0x5bd1e995;
+  for (let i = 0; i < PREFIX_WORDS / 2; i++, p += 8) {
+    const x = load<u64>(p);
+    h = rotl<u64>((h ^ x) * 0x9e3779b97f4a7c15, 29);
+    const y = x ^ 0x7d7d7d7d7d7d7d7d;
+    if ((y - 0x0101010101010101) & ~y & 0x8080808080808080) break;
   }
-  return fmix(h);
+  return fmix(<i32>(h ^ (h >> 32)));
 }
 
 function rput(hash: i32, start: usize, lenFlag: i32, id: i32): bool {
@@ -710,7 +717,9 @@ let layoutCount: i32 = 0;
   return p;
 }
 
-function sameBytes(a: usize, b: usize, n: usize): bool {
+/** Whether n bytes at a and b (both in the body) are equal; may load up to 7 bytes beyond them. */
+@inline function sameBytes(a: usize, b: usize, n: usize): bool {
+  if (n <= 8) return n == 0 || ((load<u64>(a) ^ load<u64>(b)) & (<u64>-1 >> ((8 - <u64>n) << 3))) == 0;
   while (n >= 8) {
     if (load<u64>(a) != load<u64>(b)) return false;
     a += 8;
@@ -885,11 +894,11 @@ function outcome(index: i32, hit: bool): void {
 
 /** Index of the first `}` at or after p, or e. */
 function findBrace(p: usize, e: usize): usize {
-  while (p + 8 <= e) {
-    const x = load<u64>(p) ^ 0x7d7d7d7d7d7d7d7d;
-    const t = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
-    if (t != 0) return p + <usize>(ctz<u64>(t) >> 3);
-    p += 8;
+  const brace = i8x16.splat(0x7d);
+  while (p + 16 <= e) {
+    const m = i8x16.bitmask(i8x16.eq(v128.load(p), brace));
+    if (m != 0) return p + <usize>ctz<i32>(m);
+    p += 16;
   }
   while (p < e && load<u8>(p) != 0x7d) p++;
   return p;
