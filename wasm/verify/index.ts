@@ -720,6 +720,15 @@ let layoutCount: i32 = 0;
 /** Whether n bytes at a and b (both in the body) are equal; may load up to 7 bytes beyond them. */
 @inline function sameBytes(a: usize, b: usize, n: usize): bool {
   if (n <= 8) return n == 0 || ((load<u64>(a) ^ load<u64>(b)) & (<u64>-1 >> ((8 - <u64>n) << 3))) == 0;
+  if (n <= 16) {
+    return (
+      ((load<u64>(a) ^ load<u64>(b)) | ((load<u64>(a + 8) ^ load<u64>(b + 8)) & (<u64>-1 >> ((16 - <u64>n) << 3)))) == 0
+    );
+  }
+  return sameBytesLong(a, b, n);
+}
+
+function sameBytesLong(a: usize, b: usize, n: usize): bool {
   while (n >= 8) {
     if (load<u64>(a) != load<u64>(b)) return false;
     a += 8;
@@ -747,39 +756,52 @@ function scanRowAbs(start: usize, end: usize): i64 {
     if (n >= MAX_KEYS) return FALLBACK;
     let k: i32 = 0;
     let len: i32 = -1;
+    let keyDone = false;
     if (same && n < layoutCount) {
       len = load<i32>(layoutLen + (<usize>n << 2));
       const ls = <usize>load<i32>(layoutStart + (<usize>n << 2));
-      if (p + 1 + <usize>len < end && load<u8>(p + 1 + <usize>len) == 0x22 && sameBytes(p + 1, ls, <usize>len)) {
-        k = load<i32>(layoutTok + (<usize>n << 2));
-      } else len = -1;
-    }
-    if (len < 0) {
-      if (same) {
-        for (let i = 0; i < n; i++) {
-          store<i32>(nextStart + (<usize>i << 2), load<i32>(layoutStart + (<usize>i << 2)));
-          store<i32>(nextLen + (<usize>i << 2), load<i32>(layoutLen + (<usize>i << 2)));
-          store<i32>(nextTok + (<usize>i << 2), load<i32>(layoutTok + (<usize>i << 2)));
-        }
+      k = load<i32>(layoutTok + (<usize>n << 2));
+      if (p + 3 + <usize>len < end && sameBytes(p, ls - 1, <usize>len + 3) && load<u8>(p + 2 + <usize>len) == 0x3a) {
+        // The common case: `"key":` exactly as in the previous row (its key, quotes and the byte after).
+        p += <usize>len + 3;
+        keyDone = true;
+      } else if (!(p + 1 + <usize>len < end && load<u8>(p + 1 + <usize>len) == 0x22 && sameBytes(p + 1, ls, <usize>len))) {
+        len = -1;
       }
-      same = false;
-      const q = scanString(p + 1, end);
-      if (q < 0) return q;
-      k = tok;
-      len = <i32>(<usize>q - p - 2);
     }
-    if (!same) {
-      store<i32>(nextStart + (<usize>n << 2), <i32>(p + 1));
-      store<i32>(nextLen + (<usize>n << 2), len);
-      store<i32>(nextTok + (<usize>n << 2), k);
+    if (!keyDone) {
+      if (len < 0) {
+        if (same) {
+          for (let i = 0; i < n; i++) {
+            store<i32>(nextStart + (<usize>i << 2), load<i32>(layoutStart + (<usize>i << 2)));
+            store<i32>(nextLen + (<usize>i << 2), load<i32>(layoutLen + (<usize>i << 2)));
+            store<i32>(nextTok + (<usize>i << 2), load<i32>(layoutTok + (<usize>i << 2)));
+          }
+        }
+        same = false;
+        const q = scanString(p + 1, end);
+        if (q < 0) return q;
+        k = tok;
+        len = <i32>(<usize>q - p - 2);
+      }
+      if (!same) {
+        store<i32>(nextStart + (<usize>n << 2), <i32>(p + 1));
+        store<i32>(nextLen + (<usize>n << 2), len);
+        store<i32>(nextTok + (<usize>n << 2), k);
+      }
+      p += <usize>len + 2;
+      p = skipWs(p, end);
+      if (p >= end) return NEED_MORE;
+      if (load<u8>(p) != 0x3a) return FALLBACK;
+      p++;
     }
-    p += <usize>len + 2;
-    p = skipWs(p, end);
-    if (p >= end) return NEED_MORE;
-    if (load<u8>(p) != 0x3a) return FALLBACK;
-    p = skipWs(p + 1, end);
     if (p >= end) return NEED_MORE;
     c = <u32>load<u8>(p);
+    if (isWs(c)) {
+      p = skipWs(p, end);
+      if (p >= end) return NEED_MORE;
+      c = <u32>load<u8>(p);
+    }
     let t: i32;
     if (c == 0x22) {
       const q = scanString(p + 1, end);
@@ -804,13 +826,21 @@ function scanRowAbs(start: usize, end: usize): i64 {
     accA += m;
     accB += spread(m);
     n++;
-    p = skipWs(p, end);
     if (p >= end) return NEED_MORE;
     c = <u32>load<u8>(p);
-    if (c == 0x2c) {
-      p = skipWs(p + 1, end);
+    if (isWs(c)) {
+      p = skipWs(p, end);
       if (p >= end) return NEED_MORE;
       c = <u32>load<u8>(p);
+    }
+    if (c == 0x2c) {
+      if (++p >= end) return NEED_MORE;
+      c = <u32>load<u8>(p);
+      if (isWs(c)) {
+        p = skipWs(p, end);
+        if (p >= end) return NEED_MORE;
+        c = <u32>load<u8>(p);
+      }
       continue;
     }
     if (c != 0x7d) return FALLBACK;
