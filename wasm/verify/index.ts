@@ -231,7 +231,28 @@ const POW10I: StaticArray<i64> = [1, 10, 100, 1000, 10000, 100000, 1000000, 1000
   tokFlags = e > 290 || e < -290 ? FLAG_INEXACT : 0;
 }
 
+/** shortToken of an integer value below 2^53 (then floor(d / 2^32) is d >> 32): no floating point. */
+@inline function shortTokenI(neg: bool, d: i64, e: i32): void {
+  const hi = <i32>(d >> 32);
+  const lo = <i32>d;
+  tok = fmix(mixWord(SEED_SHORT_A ^ lo, (hi + e * 0x10001) ^ (neg ? 0x40000000 : 0)));
+  tokFlags = e > 290 || e < -290 ? FLAG_INEXACT : 0;
+}
+
 @inline function isDigit(c: u32): bool { return c - 0x30 < 10; }
+
+/** Whether the 8 bytes of x are all ASCII digits. */
+@inline function allDigits(x: u64): bool {
+  return ((x | (x + 0x4646464646464646) | (x - 0x3030303030303030)) & 0x8080808080808080) == 0;
+}
+
+/** The value of the 8 digits of x (the first in its lowest byte), combined pairwise (Lemire's method). */
+@inline function digits8(x: u64): i64 {
+  let v = x - 0x3030303030303030;
+  v = v * 10 + (v >> 8);
+  v = ((v & 0x000000ff000000ff) * (100 + (<u64>1000000 << 32)) + ((v >> 16) & 0x000000ff000000ff) * (1 + (<u64>10000 << 32))) >> 32;
+  return <i64>v;
+}
 
 function scanNumber(p: usize, end: usize): i64 {
   const start = p;
@@ -247,11 +268,18 @@ function scanNumber(p: usize, end: usize): i64 {
   const intStart = p;
   if (c == 0x30) p++;
   else if (c >= 0x31 && c <= 0x39) {
-    do {
-      d = d * 10 + <i64>(c - 0x30);
-      if (++p >= end) return NEED_MORE;
+    // Eight digits at a time while there are (long integers), then one at a time.
+    while (p + 8 <= end && allDigits(load<u64>(p))) {
+      d = d * 100000000 + digits8(load<u64>(p));
+      p += 8;
+    }
+    while (true) {
+      if (p >= end) return NEED_MORE;
       c = <u32>load<u8>(p);
-    } while (isDigit(c));
+      if (!isDigit(c)) break;
+      d = d * 10 + <i64>(c - 0x30);
+      p++;
+    }
     e = <i32>(p - intStart);
   } else return FALLBACK;
   if (p >= end) return NEED_MORE;
@@ -297,7 +325,7 @@ function scanNumber(p: usize, end: usize): i64 {
     }
     d /= unchecked(POW10I[tz]);
   }
-  shortToken(neg, <f64>d, e);
+  shortTokenI(neg, d, e);
   return <i64>p;
 }
 
@@ -359,7 +387,7 @@ function longIntToken(d: i64, neg: bool, nd: i32): void {
     digits--;
   }
   if (digits <= 15) {
-    shortToken(neg, <f64>d, nd);
+    shortTokenI(neg, d, nd);
     return;
   }
   const split: i64 = digits == 16 ? 10000000 : digits == 17 ? 100000000 : 1000000000;
