@@ -639,6 +639,7 @@ const PREFIX_WORDS = 16;
 const PREFIX_NEEDS: usize = PREFIX_WORDS * 4;
 
 export function newSide(): void {
+  pipeMissed = false;
   pausedUntil = 0;
   tries = 0;
   hits = 0;
@@ -962,6 +963,12 @@ function findBrace(p: usize, e: usize): usize {
   return p;
 }
 
+/** Whether the last pipelined attempt found no repeat at its first row. */
+let pipeMissed = false;
+/** The prefix hash of the row at pipePrefixAt, kept for the ordinary path when the attempt finds nothing. */
+let pipePrefixAt: usize = <usize>-1;
+let pipePrefix: i32 = 0;
+
 // Candidate rows for the pipelined lookup: start, end, prefix.
 const cand = memory.data(BATCH * 12);
 let pipelinedEnd: usize = 0;
@@ -976,7 +983,10 @@ let pipelinedEnd: usize = 0;
 function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
   let k = 0;
   let p = pos;
-  while (n0 + k < BATCH) {
+  // After an attempt whose first row was no repeat (rows not seen before), only one row is tried: the
+  // others' ends and prefixes would be computed for nothing.
+  const width = pipeMissed ? 1 : BATCH;
+  while (n0 + k < BATCH && k < width) {
     if (k > 0) {
       while (p < e && isWs(<u32>load<u8>(p + body))) p++;
       if (p >= e || load<u8>(body + p) != 0x2c) break;
@@ -993,7 +1003,12 @@ function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
     const at = cand + <usize>(k * 12);
     store<u32>(at, <u32>p);
     store<u32>(at + 4, <u32>(q + 1));
-    store<i32>(at + 8, prefixHash(body + p));
+    const prefix = prefixHash(body + p);
+    store<i32>(at + 8, prefix);
+    if (k == 0) {
+      pipePrefixAt = p;
+      pipePrefix = prefix;
+    }
     k++;
     if (c == 0x5d) break;
     p = r;
@@ -1015,6 +1030,7 @@ function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
     m++;
     pipelinedEnd = end;
   }
+  if (k > 0) pipeMissed = m == 0;
   return m;
 }
 
@@ -1070,6 +1086,7 @@ export function rows(p: u32, end: u32, side: i32, after: i32): u32 {
   const e = <usize>end;
   let a = after != 0;
   exitReason = 0;
+  pipePrefixAt = <usize>-1;
   while (true) {
     // Collect a batch.
     let n = 0;
@@ -1108,7 +1125,7 @@ export function rows(p: u32, end: u32, side: i32, after: i32): u32 {
       }
       let prefix: i32 = 0;
       if (hashable) {
-        prefix = prefixHash(body + pos);
+        prefix = pos == pipePrefixAt ? pipePrefix : prefixHash(body + pos);
         if (index >= pausedUntil && pos != scanAt) {
           const slot = rlookup(prefix);
           const len: usize = slot == 0 ? 0 : <usize>(load<i32>(slot + 8) & 0x3fffffff);
@@ -1285,5 +1302,7 @@ export function reset(): void {
   exitReason = 0;
   exitAfterRow = 0;
   pipelinedEnd = 0;
+  pipeMissed = false;
+  pipePrefixAt = <usize>-1;
   leftPtr = 0;
 }
