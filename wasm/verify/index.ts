@@ -254,7 +254,7 @@ const POW10I: StaticArray<i64> = [1, 10, 100, 1000, 10000, 100000, 1000000, 1000
   return <i64>v;
 }
 
-function scanNumber(p: usize, end: usize): i64 {
+@inline function scanNumber(p: usize, end: usize): i64 {
   const start = p;
   let c = <u32>load<u8>(p);
   const neg = c == 0x2d;
