@@ -56,12 +56,14 @@ describe('WebAssembly row scanner', () => {
   });
 
   it('hashes integers of 14 to 20 digits (with trailing zeros, negative) as the JS scanner does', () => {
-    const digits = fc.integer({ min: 14, max: 20 }).chain((n) =>
-      fc.tuple(
-        fc.integer({ min: 1, max: 9 }),
-        fc.array(fc.constantFrom(0, 0, 0, 1, 5, 9), { minLength: n - 1, maxLength: n - 1 }),
-      ),
-    );
+    const digits = fc
+      .integer({ min: 14, max: 20 })
+      .chain((n) =>
+        fc.tuple(
+          fc.integer({ min: 1, max: 9 }),
+          fc.array(fc.constantFrom(0, 0, 0, 1, 5, 9), { minLength: n - 1, maxLength: n - 1 }),
+        ),
+      );
     fc.assert(
       fc.property(digits, fc.boolean(), ([first, rest], neg) => {
         const bytes = enc(`{"n":${neg ? '-' : ''}${first}${rest.join('')}} `);
