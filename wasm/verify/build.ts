@@ -31,6 +31,8 @@ export function buildModuleText(): string {
         '--runtime',
         'stub',
         '--noAssert',
+        '--enable',
+        'simd',
         ...(process.env.WASM_DEBUG ? ['--debug'] : []),
         '-o',
         wasm,

@@ -50,7 +50,8 @@ let outA: i32 = 0;
 let outB: i32 = 0;
 let outFlags: i32 = 0;
 
-@inline function isWs(c: u32): bool { return c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09; }
+// One compare for the common case (a byte above the space); then a bit test for \t \n \r and space.
+@inline function isWs(c: u32): bool { return c <= 0x20 && ((<u64>0x100002600 >> <u64>c) & 1) != 0; }
 
 // ---- strings
 let tmp0: u32 = 0; // up to 4 bytes packed little-endian
@@ -136,61 +137,84 @@ function utf8At(p: usize, end: usize): i64 {
 /** p just after the opening quote; returns index after the closing quote; token in tok. */
 function scanString(p: usize, end: usize): i64 {
   let h: i32 = SEED_STRING_A;
-  let w: u32 = 0;
-  let sh: u32 = 0;
+  // Bytes not yet mixed (fewer than 4, little-endian) and their number in bits: every full 4-byte word of the
+  // unescaped string is mixed in order, the last partial word once at the end (as the JS scanner does).
+  let w: u64 = 0;
+  let sh: u64 = 0;
   let delta: i32 = 0;
   const start = p;
   while (true) {
-    if (sh == 0) {
-      // Eight plain bytes at a time, hashed as two words (the same words as four at a time).
-      while (p + 8 <= end) {
-        const x = load<u64>(p);
-        const q = x ^ 0x2222222222222222;
-        const b = x ^ 0x5c5c5c5c5c5c5c5c;
-        if (
-          (((x - 0x2020202020202020) & ~x) |
-            ((q - 0x0101010101010101) & ~q) |
-            ((b - 0x0101010101010101) & ~b) |
-            x) &
-          0x8080808080808080
-        )
-          break;
-        h = mixWord(mixWord(h, <i32>x), <i32>(x >> 32));
+    let c: u32;
+    if (p + 8 <= end) {
+      // Eight bytes at a time: the plain ones (0x20..0x7f but " and \\) before the first other byte are
+      // appended whole. In each test below the lowest flagged byte is exact (borrows only move upwards).
+      const x = load<u64>(p);
+      const q = x ^ 0x2222222222222222;
+      const b = x ^ 0x5c5c5c5c5c5c5c5c;
+      const m =
+        (((x - 0x2020202020202020) & ~x) | ((q - 0x0101010101010101) & ~q) | ((b - 0x0101010101010101) & ~b) | x) &
+        0x8080808080808080;
+      if (m == 0) {
+        if (sh == 0) h = mixWord(mixWord(h, <i32>x), <i32>(x >> 32));
+        else {
+          const lo = w | (x << sh);
+          h = mixWord(mixWord(h, <i32>lo), <i32>(lo >> 32));
+          w = x >> (64 - sh);
+        }
         p += 8;
+        continue;
       }
-      while (p + 4 <= end) {
-        const x = load<u32>(p);
-        const q = x ^ 0x22222222;
-        const b = x ^ 0x5c5c5c5c;
-        if ((((x - 0x20202020) & ~x) | ((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | x) & 0x80808080) break;
-        h = mixWord(h, <i32>x);
-        p += 4;
+      const bits = ctz<u64>(m) - 7; // the plain bytes, in bits (0..56)
+      if (bits != 0) {
+        const y = x & ((<u64>1 << bits) - 1);
+        let lo = w | (y << sh);
+        let total = sh + bits;
+        if (total >= 32) {
+          h = mixWord(h, <i32>lo);
+          if (total >= 64) {
+            h = mixWord(h, <i32>(lo >> 32));
+            lo = y >> (64 - sh); // sh > 0 here: bits <= 56
+            total -= 64;
+          } else {
+            lo >>= 32;
+            total -= 32;
+          }
+        }
+        w = lo;
+        sh = total;
+        p += <usize>(bits >> 3);
       }
-    }
-    if (p >= end) return NEED_MORE;
-    const c = <u32>load<u8>(p);
-    if (c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c) {
-      w |= c << sh;
-      sh += 8;
-      if (sh == 32) { h = mixWord(h, <i32>w); w = 0; sh = 0; }
-      p++;
-      continue;
+      c = <u32>load<u8>(p);
+    } else {
+      // The last bytes before `end`, one at a time.
+      if (p >= end) return NEED_MORE;
+      c = <u32>load<u8>(p);
+      if (c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c) {
+        w |= <u64>c << sh;
+        sh += 8;
+        if (sh == 32) { h = mixWord(h, <i32>w); w = 0; sh = 0; }
+        p++;
+        continue;
+      }
     }
     if (c == 0x22) break;
-    let q: i64;
-    if (c == 0x5c) q = unescapeAt(p, end);
-    else if (c >= 0x80) q = utf8At(p, end);
+    let r: i64;
+    if (c == 0x5c) r = unescapeAt(p, end);
+    else if (c >= 0x80) r = utf8At(p, end);
     else return FALLBACK;
-    if (q < 0) return q;
-    delta += tmpLen - <i32>(<usize>q - p);
-    let t = tmp0;
-    for (let i = 0; i < tmpLen; i++) {
-      w |= (t & 0xff) << sh;
-      t >>= 8;
-      sh += 8;
-      if (sh == 32) { h = mixWord(h, <i32>w); w = 0; sh = 0; }
+    if (r < 0) return r;
+    delta += tmpLen - <i32>(<usize>r - p);
+    // Append the 1..4 bytes in tmp0.
+    let lo = w | (<u64>tmp0 << sh);
+    let total = sh + (<u64>tmpLen << 3);
+    if (total >= 32) {
+      h = mixWord(h, <i32>lo);
+      lo >>= 32;
+      total -= 32;
     }
-    p = <usize>q;
+    w = lo;
+    sh = total;
+    p = <usize>r;
   }
   if (sh != 0) h = mixWord(h, <i32>w);
   tok = fmix(h ^ <i32>(p - start + <usize>delta));
@@ -207,9 +231,30 @@ const POW10I: StaticArray<i64> = [1, 10, 100, 1000, 10000, 100000, 1000000, 1000
   tokFlags = e > 290 || e < -290 ? FLAG_INEXACT : 0;
 }
 
+/** shortToken of an integer value below 2^53 (then floor(d / 2^32) is d >> 32): no floating point. */
+@inline function shortTokenI(neg: bool, d: i64, e: i32): void {
+  const hi = <i32>(d >> 32);
+  const lo = <i32>d;
+  tok = fmix(mixWord(SEED_SHORT_A ^ lo, (hi + e * 0x10001) ^ (neg ? 0x40000000 : 0)));
+  tokFlags = e > 290 || e < -290 ? FLAG_INEXACT : 0;
+}
+
 @inline function isDigit(c: u32): bool { return c - 0x30 < 10; }
 
-function scanNumber(p: usize, end: usize): i64 {
+/** Whether the 8 bytes of x are all ASCII digits. */
+@inline function allDigits(x: u64): bool {
+  return ((x | (x + 0x4646464646464646) | (x - 0x3030303030303030)) & 0x8080808080808080) == 0;
+}
+
+/** The value of the 8 digits of x (the first in its lowest byte), combined pairwise (Lemire's method). */
+@inline function digits8(x: u64): i64 {
+  let v = x - 0x3030303030303030;
+  v = v * 10 + (v >> 8);
+  v = ((v & 0x000000ff000000ff) * (100 + (<u64>1000000 << 32)) + ((v >> 16) & 0x000000ff000000ff) * (1 + (<u64>10000 << 32))) >> 32;
+  return <i64>v;
+}
+
+@inline function scanNumber(p: usize, end: usize): i64 {
   const start = p;
   let c = <u32>load<u8>(p);
   const neg = c == 0x2d;
@@ -223,11 +268,18 @@ function scanNumber(p: usize, end: usize): i64 {
   const intStart = p;
   if (c == 0x30) p++;
   else if (c >= 0x31 && c <= 0x39) {
-    do {
-      d = d * 10 + <i64>(c - 0x30);
-      if (++p >= end) return NEED_MORE;
+    // Eight digits at a time while there are (long integers), then one at a time.
+    while (p + 8 <= end && allDigits(load<u64>(p))) {
+      d = d * 100000000 + digits8(load<u64>(p));
+      p += 8;
+    }
+    while (true) {
+      if (p >= end) return NEED_MORE;
       c = <u32>load<u8>(p);
-    } while (isDigit(c));
+      if (!isDigit(c)) break;
+      d = d * 10 + <i64>(c - 0x30);
+      p++;
+    }
     e = <i32>(p - intStart);
   } else return FALLBACK;
   if (p >= end) return NEED_MORE;
@@ -252,6 +304,10 @@ function scanNumber(p: usize, end: usize): i64 {
   if (nd > 15) {
     // Long integers (ids, int64): no second pass. A fraction or leading zeros take the general path.
     if (intStart + <usize>nd != p || d == 0) return scanNumberSlow(start, end);
+    if (nd <= 18) {
+      longIntToken(d, neg, nd);
+      return <i64>p;
+    }
     let last = p - 1;
     while (load<u8>(last) == 0x30) last--;
     digitsToken(intStart, last, neg, nd);
@@ -269,7 +325,7 @@ function scanNumber(p: usize, end: usize): i64 {
     }
     d /= unchecked(POW10I[tz]);
   }
-  shortToken(neg, <f64>d, e);
+  shortTokenI(neg, d, e);
   return <i64>p;
 }
 
@@ -318,6 +374,29 @@ function scanNumberSlow(p: usize, end: usize): i64 {
   if (e64 < -0x7fffffff || e64 > 0x7fffffff) return FALLBACK;
   digitsToken(first, last, neg, <i32>e64);
   return <i64>p;
+}
+
+/**
+ * digitsToken for an integer of 16 to 18 digits whose value d is exact (no bytes read again): its digits
+ * without trailing zeros, mixed as digitsToken does (groups of 9 digits from the first, then the rest).
+ */
+function longIntToken(d: i64, neg: bool, nd: i32): void {
+  let digits = nd;
+  while (d % 10 == 0) {
+    d /= 10;
+    digits--;
+  }
+  if (digits <= 15) {
+    shortTokenI(neg, d, nd);
+    return;
+  }
+  const split: i64 = digits == 16 ? 10000000 : digits == 17 ? 100000000 : 1000000000;
+  let h: i32 = SEED_NUMBER_A ^ (neg ? 1 : 0);
+  h = mixWord(h, <i32>(d / split));
+  h = mixWord(h, <i32>(d % split));
+  h = mixWord(h, nd);
+  tok = fmix(h ^ digits);
+  tokFlags = FLAG_INEXACT;
 }
 
 /** Token of 0.D × 10^e, D the digits at [first, last] (a '.' among them skipped; no leading/trailing zeros). */
@@ -382,7 +461,8 @@ let expected: usize = 0;
 /** Makes room for `cap` body bytes (keeping the first `kept`); returns where the body starts now. */
 export function ensureBody(cap: u32, kept: u32): usize {
   if (<usize>cap <= bodyCap) return body;
-  const p = alloc(<usize>cap, false);
+  // 16 bytes to spare: a short comparison may load 8 bytes from any body position (see sameBytes).
+  const p = alloc(<usize>cap + 16, false);
   if (kept > 0) memory.copy(p, body, <usize>kept);
   body = p;
   bodyCap = <usize>cap;
@@ -492,7 +572,12 @@ function rehash(size: usize): void {
 
 function equalBytes(a: usize, b: usize, n: usize): bool {
   const end = a + n;
-  while (a + 8 <= end) {
+  while (a + 16 <= end) {
+    if (v128.any_true(v128.xor(v128.load(a), v128.load(b)))) return false;
+    a += 16;
+    b += 16;
+  }
+  if (a + 8 <= end) {
     if (load<u64>(a) != load<u64>(b)) return false;
     a += 8;
     b += 8;
@@ -554,20 +639,22 @@ const PREFIX_WORDS = 16;
 const PREFIX_NEEDS: usize = PREFIX_WORDS * 4;
 
 export function newSide(): void {
+  pipeMissed = false;
   pausedUntil = 0;
   tries = 0;
   hits = 0;
 }
 
 function prefixHash(p: usize): i32 {
-  let h: i32 = 0x5bd1e995;
-  for (let i = 0; i < PREFIX_WORDS; i++, p += 4) {
-    const x = load<i32>(p);
-    h = mixWord(h, x);
-    const y = x ^ 0x7d7d7d7d;
-    if ((y - 0x01010101) & ~y & <i32>0x80808080) break;
+  // Eight bytes at a time, up to the word holding the first `}` (a short row's end).
+  let h: u64 = 0x5bd1e995;
+  for (let i = 0; i < PREFIX_WORDS / 2; i++, p += 8) {
+    const x = load<u64>(p);
+    h = rotl<u64>((h ^ x) * 0x9e3779b97f4a7c15, 29);
+    const y = x ^ 0x7d7d7d7d7d7d7d7d;
+    if ((y - 0x0101010101010101) & ~y & 0x8080808080808080) break;
   }
-  return fmix(h);
+  return fmix(<i32>(h ^ (h >> 32)));
 }
 
 function rput(hash: i32, start: usize, lenFlag: i32, id: i32): bool {
@@ -659,7 +746,18 @@ let layoutCount: i32 = 0;
   return p;
 }
 
-function sameBytes(a: usize, b: usize, n: usize): bool {
+/** Whether n bytes at a and b (both in the body) are equal; may load up to 7 bytes beyond them. */
+@inline function sameBytes(a: usize, b: usize, n: usize): bool {
+  if (n <= 8) return n == 0 || ((load<u64>(a) ^ load<u64>(b)) & (<u64>-1 >> ((8 - <u64>n) << 3))) == 0;
+  if (n <= 16) {
+    return (
+      ((load<u64>(a) ^ load<u64>(b)) | ((load<u64>(a + 8) ^ load<u64>(b + 8)) & (<u64>-1 >> ((16 - <u64>n) << 3)))) == 0
+    );
+  }
+  return sameBytesLong(a, b, n);
+}
+
+function sameBytesLong(a: usize, b: usize, n: usize): bool {
   while (n >= 8) {
     if (load<u64>(a) != load<u64>(b)) return false;
     a += 8;
@@ -687,39 +785,52 @@ function scanRowAbs(start: usize, end: usize): i64 {
     if (n >= MAX_KEYS) return FALLBACK;
     let k: i32 = 0;
     let len: i32 = -1;
+    let keyDone = false;
     if (same && n < layoutCount) {
       len = load<i32>(layoutLen + (<usize>n << 2));
       const ls = <usize>load<i32>(layoutStart + (<usize>n << 2));
-      if (p + 1 + <usize>len < end && load<u8>(p + 1 + <usize>len) == 0x22 && sameBytes(p + 1, ls, <usize>len)) {
-        k = load<i32>(layoutTok + (<usize>n << 2));
-      } else len = -1;
-    }
-    if (len < 0) {
-      if (same) {
-        for (let i = 0; i < n; i++) {
-          store<i32>(nextStart + (<usize>i << 2), load<i32>(layoutStart + (<usize>i << 2)));
-          store<i32>(nextLen + (<usize>i << 2), load<i32>(layoutLen + (<usize>i << 2)));
-          store<i32>(nextTok + (<usize>i << 2), load<i32>(layoutTok + (<usize>i << 2)));
-        }
+      k = load<i32>(layoutTok + (<usize>n << 2));
+      if (p + 3 + <usize>len < end && sameBytes(p, ls - 1, <usize>len + 3) && load<u8>(p + 2 + <usize>len) == 0x3a) {
+        // The common case: `"key":` exactly as in the previous row (its key, quotes and the byte after).
+        p += <usize>len + 3;
+        keyDone = true;
+      } else if (!(p + 1 + <usize>len < end && load<u8>(p + 1 + <usize>len) == 0x22 && sameBytes(p + 1, ls, <usize>len))) {
+        len = -1;
       }
-      same = false;
-      const q = scanString(p + 1, end);
-      if (q < 0) return q;
-      k = tok;
-      len = <i32>(<usize>q - p - 2);
     }
-    if (!same) {
-      store<i32>(nextStart + (<usize>n << 2), <i32>(p + 1));
-      store<i32>(nextLen + (<usize>n << 2), len);
-      store<i32>(nextTok + (<usize>n << 2), k);
+    if (!keyDone) {
+      if (len < 0) {
+        if (same) {
+          for (let i = 0; i < n; i++) {
+            store<i32>(nextStart + (<usize>i << 2), load<i32>(layoutStart + (<usize>i << 2)));
+            store<i32>(nextLen + (<usize>i << 2), load<i32>(layoutLen + (<usize>i << 2)));
+            store<i32>(nextTok + (<usize>i << 2), load<i32>(layoutTok + (<usize>i << 2)));
+          }
+        }
+        same = false;
+        const q = scanString(p + 1, end);
+        if (q < 0) return q;
+        k = tok;
+        len = <i32>(<usize>q - p - 2);
+      }
+      if (!same) {
+        store<i32>(nextStart + (<usize>n << 2), <i32>(p + 1));
+        store<i32>(nextLen + (<usize>n << 2), len);
+        store<i32>(nextTok + (<usize>n << 2), k);
+      }
+      p += <usize>len + 2;
+      p = skipWs(p, end);
+      if (p >= end) return NEED_MORE;
+      if (load<u8>(p) != 0x3a) return FALLBACK;
+      p++;
     }
-    p += <usize>len + 2;
-    p = skipWs(p, end);
-    if (p >= end) return NEED_MORE;
-    if (load<u8>(p) != 0x3a) return FALLBACK;
-    p = skipWs(p + 1, end);
     if (p >= end) return NEED_MORE;
     c = <u32>load<u8>(p);
+    if (isWs(c)) {
+      p = skipWs(p, end);
+      if (p >= end) return NEED_MORE;
+      c = <u32>load<u8>(p);
+    }
     let t: i32;
     if (c == 0x22) {
       const q = scanString(p + 1, end);
@@ -744,13 +855,21 @@ function scanRowAbs(start: usize, end: usize): i64 {
     accA += m;
     accB += spread(m);
     n++;
-    p = skipWs(p, end);
     if (p >= end) return NEED_MORE;
     c = <u32>load<u8>(p);
-    if (c == 0x2c) {
-      p = skipWs(p + 1, end);
+    if (isWs(c)) {
+      p = skipWs(p, end);
       if (p >= end) return NEED_MORE;
       c = <u32>load<u8>(p);
+    }
+    if (c == 0x2c) {
+      if (++p >= end) return NEED_MORE;
+      c = <u32>load<u8>(p);
+      if (isWs(c)) {
+        p = skipWs(p, end);
+        if (p >= end) return NEED_MORE;
+        c = <u32>load<u8>(p);
+      }
       continue;
     }
     if (c != 0x7d) return FALLBACK;
@@ -834,15 +953,21 @@ function outcome(index: i32, hit: bool): void {
 
 /** Index of the first `}` at or after p, or e. */
 function findBrace(p: usize, e: usize): usize {
-  while (p + 8 <= e) {
-    const x = load<u64>(p) ^ 0x7d7d7d7d7d7d7d7d;
-    const t = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
-    if (t != 0) return p + <usize>(ctz<u64>(t) >> 3);
-    p += 8;
+  const brace = i8x16.splat(0x7d);
+  while (p + 16 <= e) {
+    const m = i8x16.bitmask(i8x16.eq(v128.load(p), brace));
+    if (m != 0) return p + <usize>ctz<i32>(m);
+    p += 16;
   }
   while (p < e && load<u8>(p) != 0x7d) p++;
   return p;
 }
+
+/** Whether the last pipelined attempt found no repeat at its first row. */
+let pipeMissed = false;
+/** The prefix hash of the row at pipePrefixAt, kept for the ordinary path when the attempt finds nothing. */
+let pipePrefixAt: usize = <usize>-1;
+let pipePrefix: i32 = 0;
 
 // Candidate rows for the pipelined lookup: start, end, prefix.
 const cand = memory.data(BATCH * 12);
@@ -858,7 +983,10 @@ let pipelinedEnd: usize = 0;
 function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
   let k = 0;
   let p = pos;
-  while (n0 + k < BATCH) {
+  // After an attempt whose first row was no repeat (rows not seen before), only one row is tried: the
+  // others' ends and prefixes would be computed for nothing.
+  const width = pipeMissed ? 1 : BATCH;
+  while (n0 + k < BATCH && k < width) {
     if (k > 0) {
       while (p < e && isWs(<u32>load<u8>(p + body))) p++;
       if (p >= e || load<u8>(body + p) != 0x2c) break;
@@ -875,7 +1003,12 @@ function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
     const at = cand + <usize>(k * 12);
     store<u32>(at, <u32>p);
     store<u32>(at + 4, <u32>(q + 1));
-    store<i32>(at + 8, prefixHash(body + p));
+    const prefix = prefixHash(body + p);
+    store<i32>(at + 8, prefix);
+    if (k == 0) {
+      pipePrefixAt = p;
+      pipePrefix = prefix;
+    }
     k++;
     if (c == 0x5d) break;
     p = r;
@@ -897,6 +1030,7 @@ function pipelinedRepeats(pos: usize, e: usize, n0: i32): i32 {
     m++;
     pipelinedEnd = end;
   }
+  if (k > 0) pipeMissed = m == 0;
   return m;
 }
 
@@ -952,6 +1086,7 @@ export function rows(p: u32, end: u32, side: i32, after: i32): u32 {
   const e = <usize>end;
   let a = after != 0;
   exitReason = 0;
+  pipePrefixAt = <usize>-1;
   while (true) {
     // Collect a batch.
     let n = 0;
@@ -990,7 +1125,7 @@ export function rows(p: u32, end: u32, side: i32, after: i32): u32 {
       }
       let prefix: i32 = 0;
       if (hashable) {
-        prefix = prefixHash(body + pos);
+        prefix = pos == pipePrefixAt ? pipePrefix : prefixHash(body + pos);
         if (index >= pausedUntil && pos != scanAt) {
           const slot = rlookup(prefix);
           const len: usize = slot == 0 ? 0 : <usize>(load<i32>(slot + 8) & 0x3fffffff);
@@ -1167,5 +1302,7 @@ export function reset(): void {
   exitReason = 0;
   exitAfterRow = 0;
   pipelinedEnd = 0;
+  pipeMissed = false;
+  pipePrefixAt = <usize>-1;
   leftPtr = 0;
 }

@@ -39,6 +39,40 @@ describe('WebAssembly row scanner', () => {
     expect(handled).toBeGreaterThan(2700);
   });
 
+  it('hashes long strings as the JS scanner does wherever their escapes and non-ASCII fall', () => {
+    // Plain runs of any length between special units, so the 8-byte steps meet them at every offset.
+    const piece = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', '~', '/'), maxLength: 19 }),
+      fc.constantFrom('\\"', '\\\\', '\\n', '\\u00e9', '\\ud83d\\ude00', 'é', '李', '😀', '\\/'),
+    );
+    const text = fc.array(piece, { maxLength: 12 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, text, fc.integer({ min: 0, max: 15 }), (k, v, pad) => {
+        const bytes = enc(`${' '.repeat(pad)}{"${k}x":"${v}","n":"${k}${v}"} `).subarray(pad);
+        expect(wasmScan(bytes)).toEqual(jsScan(bytes));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('hashes integers of 14 to 20 digits (with trailing zeros, negative) as the JS scanner does', () => {
+    const digits = fc
+      .integer({ min: 14, max: 20 })
+      .chain((n) =>
+        fc.tuple(
+          fc.integer({ min: 1, max: 9 }),
+          fc.array(fc.constantFrom(0, 0, 0, 1, 5, 9), { minLength: n - 1, maxLength: n - 1 }),
+        ),
+      );
+    fc.assert(
+      fc.property(digits, fc.boolean(), ([first, rest], neg) => {
+        const bytes = enc(`{"n":${neg ? '-' : ''}${first}${rest.join('')}} `);
+        expect(wasmScan(bytes)).toEqual(jsScan(bytes));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('leaves nested values, invalid bytes and duplicate keys to the JS scanner', () => {
     for (const text of [
       '{"a":[1]}',
