@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createSender } from './send-webhook.ts';
 import type { SenderOptions } from './send-webhook.ts';
 import type { SenderCall, SenderReply } from './send-webhook-thread.ts';
-import { currentThreadId, niceThisThread } from '../store/thread-priority.ts';
+import { currentThreadId, niceThisThread } from './thread-priority.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('sender-thread.ts runs only in a worker thread');

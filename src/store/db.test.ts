@@ -1,12 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedDb, openEmbeddedDbWorker } from './db.ts';
 import type { Db } from './db.ts';
-import { BACKGROUND_NICE } from './thread-priority.ts';
 
 describe('embedded store (PGlite in a worker thread)', () => {
   let db: Db;
@@ -85,8 +84,6 @@ describe('embedded store (PGlite in a worker thread)', () => {
   it('rejects params that cannot be cloned, without sending the call', async () => {
     await expect(db.query('SELECT $1::text', [() => 1])).rejects.toThrow(/could not be cloned/);
     expect((await db.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
-    // Background statements do not wait for the call that was never sent.
-    expect((await db.background().query('SELECT 3 AS three')).rows).toEqual([{ three: 3 }]);
   });
 
   it("runs request handling's statements before the background view's queued ones", async () => {
@@ -112,50 +109,6 @@ describe('embedded store (PGlite in a worker thread)', () => {
     }
     // In-thread PGlite would not tick at all during the statement.
     expect(ticks).toBeGreaterThanOrEqual(10);
-  });
-});
-
-describe('embedded store: background statements at a lower priority (Linux)', () => {
-  /** The nice value of one thread of this process. */
-  const niceOf = (tid: number): number => {
-    const s = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[16]);
-  };
-
-  it('lowers the worker for a background statement, and the main thread restores it as soon as it sends one', async () => {
-    const { db, tid } = await openEmbeddedDbWorker(undefined);
-    try {
-      if (tid === undefined) {
-        console.warn(
-          'skipped: thread priorities cannot be set and restored here (not Linux, or no CAP_SYS_NICE)',
-        );
-        return;
-      }
-      expect(niceOf(tid)).toBe(0);
-      const slow = db
-        .background()
-        .query<{ n: number }>('SELECT count(*)::int AS n FROM generate_series(1, 3000000)');
-      let settled = false;
-      void slow.finally(() => (settled = true));
-      const until = Date.now() + 5_000;
-      while (niceOf(tid) !== BACKGROUND_NICE && !settled && Date.now() < until)
-        await new Promise((r) => setTimeout(r, 2));
-      expect({ nice: niceOf(tid), settled }).toEqual({ nice: BACKGROUND_NICE, settled: false });
-      // A request's statement: the worker is back at full priority as soon as it is sent (the main thread
-      // restores it; in the instant before the worker has said it is lowered, the worker restores itself before
-      // it starts a statement), though the background statement is still running: PGlite runs one at a time.
-      const quick = db.query<{ one: number }>('SELECT 1 AS one');
-      const by = Date.now() + 2_000;
-      while (niceOf(tid) !== 0 && Date.now() < by) await new Promise((r) => setTimeout(r, 1));
-      expect({ nice: niceOf(tid), settled }).toEqual({ nice: 0, settled: false });
-      await expect(quick).resolves.toEqual({ rows: [{ one: 1 }] });
-      await expect(slow).resolves.toEqual({ rows: [{ n: 3000000 }] });
-      // Foreground work alone leaves it at full priority.
-      await db.query('SELECT 2');
-      expect(niceOf(tid)).toBe(0);
-    } finally {
-      await db.close();
-    }
   });
 });
 

@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
-import { mainPriority, newPriorityLanes } from './thread-priority.ts';
 
 /** The one port to the gateway's own state: PGlite (embedded, default, in a worker thread) or a PostgreSQL server. */
 export type Queryable = {
@@ -33,8 +32,7 @@ export type Request =
   | { id: number; op: 'close' };
 /** The worker's answer to the call `id` (id 0: the worker is ready, or failed to open the store). */
 export type Reply =
-  | { id: number; ok: true; rows: unknown; tid?: number | undefined }
-  | { id: number; ok: false; error: SerializedError };
+  { id: number; ok: true; rows: unknown } | { id: number; ok: false; error: SerializedError };
 /** A message the hosted work sends to the main thread on its own (`emit` in embedded-host.ts). */
 export type WorkerEvent = { event: unknown };
 /** A Postgres error as it crosses the thread boundary: its message and plain properties (`code`, …). */
@@ -73,19 +71,10 @@ export const openEmbeddedDb = async (dir: string | undefined): Promise<Db> =>
 export const openEmbeddedDbWorker = async (
   dir: string | undefined,
   host?: { script: URL; data: unknown; onEvent: (event: unknown) => void },
-): Promise<{
-  db: Db;
-  worker: Worker;
-  ext: (body: unknown) => Promise<unknown>;
-  /** The worker's kernel thread id when it runs background statements at a lower priority (Linux). */
-  tid: number | undefined;
-}> => {
-  const lanes = newPriorityLanes();
+): Promise<{ db: Db; worker: Worker; ext: (body: unknown) => Promise<unknown> }> => {
   const worker = new Worker(host?.script ?? new URL('./db-worker.ts', import.meta.url), {
-    workerData: { dir, lanes, ...(host ? { ext: host.data } : {}) },
+    workerData: { dir, ...(host ? { ext: host.data } : {}) },
   });
-  let tid: number | undefined;
-  const postForeground = mainPriority(lanes, () => tid);
   const pending = new Map<number, { resolve: (rows: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let nextTx = 1;
@@ -113,10 +102,8 @@ export const openEmbeddedDbWorker = async (
       return;
     }
     if (m.id === 0) {
-      if (m.ok) {
-        tid = m.tid;
-        onReady?.resolve();
-      } else onReady?.reject(deserializeError(m.error));
+      if (m.ok) onReady?.resolve();
+      else onReady?.reject(deserializeError(m.error));
       return;
     }
     const p = pending.get(m.id);
@@ -139,9 +126,7 @@ export const openEmbeddedDbWorker = async (
     return new Promise<unknown>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       try {
-        const msg = { ...req, id };
-        if ('background' in req && req.background) worker.postMessage(msg);
-        else postForeground(() => worker.postMessage(msg));
+        worker.postMessage({ ...req, id });
       } catch (e) {
         // Params that cannot be cloned (a function, a symbol): the call fails, nothing was sent.
         pending.delete(id);
@@ -210,7 +195,7 @@ export const openEmbeddedDbWorker = async (
   });
   const db = view(false);
   const bg = view(true);
-  return { db, worker, ext: (body) => call({ op: 'ext', body }), tid };
+  return { db, worker, ext: (body) => call({ op: 'ext', body }) };
 };
 
 export const openServerDb = (url: string, poolSize = 10): Promise<Db> => {

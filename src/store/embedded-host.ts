@@ -9,7 +9,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import type { Transaction } from '@electric-sql/pglite';
 import type { Db, Queryable, Reply, Request, SerializedError, WorkerEvent } from './db.ts';
-import { workerPriority } from './thread-priority.ts';
 
 /** What the worker thread hosting the store offers to the work it runs beside PGlite. */
 export type EmbeddedHost = {
@@ -29,12 +28,7 @@ export type EmbeddedHost = {
 export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
   const port = parentPort;
   if (port === null) throw new Error('the embedded store is hosted only in a worker thread');
-  const { dir, ext, lanes } = workerData as {
-    dir: string | undefined;
-    ext?: unknown;
-    lanes: SharedArrayBuffer;
-  };
-  const priority = workerPriority(lanes);
+  const { dir, ext } = workerData as { dir: string | undefined; ext?: unknown };
 
   /** Copies what makes a Postgres error useful (code, detail, constraint, …) into a plain cloneable object. */
   const serializeError = (e: unknown): SerializedError => {
@@ -108,15 +102,7 @@ export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
   };
   const pick = (): void => {
     picking = false;
-    const fg = queues.fg.shift();
-    if (fg) priority.foreground();
-    else if (queues.bg.length > 0 && !priority.background()) {
-      // A foreground call is on its way: let it arrive first.
-      picking = true;
-      setImmediate(pick);
-      return;
-    }
-    const job = fg ?? queues.bg.shift();
+    const job = queues.fg.shift() ?? queues.bg.shift();
     if (job === undefined) return;
     busy = true;
     void job().finally(() => {
@@ -185,7 +171,6 @@ export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
 
   const serve: EmbeddedHost['serve'] = (opts = {}) => {
     port.on('message', (m: Request) => {
-      if (!('background' in m && m.background)) priority.received();
       switch (m.op) {
         case 'query': {
           const params = m.params ? [...m.params] : [];
@@ -235,12 +220,7 @@ export const hostEmbeddedStore = async (): Promise<EmbeddedHost> => {
         }
       }
     });
-    port.postMessage({
-      id: 0,
-      ok: true,
-      rows: null,
-      tid: priority.enabled ? priority.tid : undefined,
-    } satisfies Reply);
+    port.postMessage({ id: 0, ok: true, rows: null } satisfies Reply);
   };
 
   return {
