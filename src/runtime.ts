@@ -47,7 +47,7 @@ export const openDispatchingStore = async (
   config: Config,
   onError: (e: ErrorSummary) => void,
 ): Promise<{ db: Db; dispatcher: Dispatcher }> => {
-  const settings: DispatcherSettings = {
+  const settings: Omit<DispatcherSettings, 'senderThread'> = {
     timeoutMs: config.webhookTimeoutMs,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     policy: {
@@ -62,11 +62,14 @@ export const openDispatchingStore = async (
   if (config.databaseUrl !== undefined) {
     const db = await openServerDb(config.databaseUrl);
     await migrate(db);
-    return { db, dispatcher: dispatcherFromSettings(db.background(), settings, onError) };
+    return {
+      db,
+      dispatcher: dispatcherFromSettings(db.background(), { ...settings, senderThread: true }, onError),
+    };
   }
   const { db, ext } = await openEmbeddedDbWorker(join(config.dataDir, 'state'), {
     script: new URL('./embedded-worker.ts', import.meta.url),
-    data: settings,
+    data: { ...settings, senderThread: false },
     onEvent: (e) => onError(e as ErrorSummary),
   });
   await migrate(db);

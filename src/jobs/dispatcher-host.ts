@@ -7,6 +7,7 @@ import type { Db } from '../store/db.ts';
 import { createDispatcher } from './dispatcher.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { RetryPolicy } from './retry-policy.ts';
+import { createSender } from './send-webhook.ts';
 import { createThreadedSender } from './send-webhook-thread.ts';
 
 /** Everything `createDispatcher` and `createSender` need besides the store: plain, cloneable data. */
@@ -16,6 +17,12 @@ export type DispatcherSettings = {
   policy: RetryPolicy;
   pollMs: number;
   concurrency: number;
+  /**
+   * Sign and send in a thread of their own (`createThreadedSender`): for the dispatcher on the main thread
+   * (PostgreSQL store). Beside PGlite in the store's worker it is already off the main thread, and the extra
+   * hop cost ≈13 % of delivery throughput there for no measured gain (bench/webhooks/README.md).
+   */
+  senderThread: boolean;
 };
 
 /** What is reported of a dispatcher error: never the payload or secrets, the error's name and message only. */
@@ -31,7 +38,10 @@ export const dispatcherFromSettings = (
 ): Dispatcher =>
   createDispatcher({
     db,
-    sender: createThreadedSender({ timeoutMs: s.timeoutMs, allowPrivate: s.allowPrivateNetworks }),
+    sender: (s.senderThread ? createThreadedSender : createSender)({
+      timeoutMs: s.timeoutMs,
+      allowPrivate: s.allowPrivateNetworks,
+    }),
     policy: s.policy,
     pollMs: s.pollMs,
     concurrency: s.concurrency,
