@@ -44,13 +44,12 @@ describe('the webhook sending thread', () => {
       console.warn('skipped: no /proc/thread-self here, thread priorities are not set');
       return;
     }
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])).toBe(10);
-    // Only that thread: the calling thread keeps the process's priority.
     const niceOf = (path: string): number => {
       const s = readFileSync(path, 'utf8');
       return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[16]);
     };
+    expect(niceOf(`/proc/self/task/${tid}/stat`)).toBe(10);
+    // Only that thread: the calling thread keeps the process's priority.
     expect(niceOf('/proc/thread-self/stat')).toBe(niceOf('/proc/self/stat'));
   });
 

@@ -44,9 +44,12 @@ export const createThreadedSender = (
       });
     pending.clear();
   };
-  const stopWhenIdle = (): void => {
+  const cancelIdleStop = (): void => {
     if (idle) clearTimeout(idle);
     idle = undefined;
+  };
+  const stopWhenIdle = (): void => {
+    cancelIdleStop();
     if (pending.size > 0 || worker === undefined) return;
     worker.unref();
     const w = worker;
@@ -88,8 +91,7 @@ export const createThreadedSender = (
     thread: () => (worker ? { worker, tid } : undefined),
     send: (message) =>
       new Promise<SendOutcome>((resolve) => {
-        if (idle) clearTimeout(idle);
-        idle = undefined;
+        cancelIdleStop();
         worker ??= start();
         worker.ref();
         const id = nextId++;
@@ -97,7 +99,7 @@ export const createThreadedSender = (
         worker.postMessage({ id, message } satisfies SenderCall);
       }),
     close: () => {
-      if (idle) clearTimeout(idle);
+      cancelIdleStop();
       const w = worker;
       worker = undefined;
       failAll('the sender was closed');

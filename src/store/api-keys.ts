@@ -74,6 +74,9 @@ export const revokeApiKey = async (db: Queryable, id: string, accountId?: string
  * minute per key, and only when the key is live at `now` (not revoked, not expired) — so that authenticating
  * a request is one round trip to the store. The record returned is as it was before that write.
  */
+/** A key's use is due to be written: at most once a minute (the dashboard shows minutes). */
+const USE_DUE = "(api_keys.last_used_at IS NULL OR api_keys.last_used_at < now() - interval '1 minute')";
+
 export const findApiKeyForUse = async (
   db: Queryable,
   hash: string,
@@ -84,7 +87,7 @@ export const findApiKeyForUse = async (
      used AS (
        UPDATE api_keys SET last_used_at = now() FROM k
        WHERE api_keys.id = k.id AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)
-         AND (api_keys.last_used_at IS NULL OR api_keys.last_used_at < now() - interval '1 minute'))
+         AND ${USE_DUE})
      SELECT * FROM k`,
     [hash, now],
   );
@@ -94,8 +97,7 @@ export const findApiKeyForUse = async (
 /** Records a use of a live key (as `findApiKeyForUse` does), at most once a minute. */
 export const recordApiKeyUse = async (db: Queryable, id: string): Promise<void> => {
   await db.query(
-    `UPDATE api_keys SET last_used_at = now()
-     WHERE id = $1 AND revoked_at IS NULL AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND revoked_at IS NULL AND ${USE_DUE}`,
     [id],
   );
 };
