@@ -35,6 +35,8 @@ export type Config = Readonly<{
   webhookRetryHorizonMs: number;
   webhookPollMs: number;
   webhookConcurrency: number;
+  /** Delivery waits at most this long for no request to be in its first 2 × this (0: it never waits). */
+  webhookYieldMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   publicUrl: string | undefined;
   sessionTtlMinutes: number;
@@ -109,6 +111,11 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ['SQLGATE_WEBHOOK_POLL_MS', '250', 'how often the webhook dispatcher looks for due deliveries'],
   ['SQLGATE_WEBHOOK_CONCURRENCY', '16', 'webhook deliveries in flight at once per gateway process'],
+  [
+    'SQLGATE_WEBHOOK_YIELD_MS',
+    '50',
+    'longest wait of webhook delivery for a moment without a request in its first 2× this many ms (0: never wait)',
+  ],
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
   ['SQLGATE_SESSION_TTL_MINUTES', '720', 'dashboard sign-in lifetime'],
@@ -237,6 +244,7 @@ export const loadConfig = (env: Env): Config => {
     webhookRetryHorizonMs: int(env, 'SQLGATE_WEBHOOK_RETRY_HORIZON_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
     webhookPollMs: int(env, 'SQLGATE_WEBHOOK_POLL_MS', 250, 10, 60_000),
     webhookConcurrency: int(env, 'SQLGATE_WEBHOOK_CONCURRENCY', 16, 1, 1000),
+    webhookYieldMs: int(env, 'SQLGATE_WEBHOOK_YIELD_MS', 50, 0, 60_000),
     logLevel: oneOf(
       env,
       'SQLGATE_LOG_LEVEL',

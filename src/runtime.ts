@@ -17,6 +17,8 @@ import { createWebhookService } from './services/webhooks.ts';
 import type { Dispatcher } from './jobs/dispatcher.ts';
 import { describeError, dispatcherFromSettings, dispatcherProxy } from './jobs/dispatcher-host.ts';
 import type { DispatcherSettings, ErrorSummary } from './jobs/dispatcher-host.ts';
+import { createForegroundGauge } from './jobs/foreground.ts';
+import type { ForegroundGauge } from './jobs/foreground.ts';
 import { DEFAULT_RETRY_POLICY } from './jobs/retry-policy.ts';
 import { openEmbeddedDb, openEmbeddedDbWorker, openServerDb } from './store/db.ts';
 import type { Db } from './store/db.ts';
@@ -46,8 +48,10 @@ export const openStore = async (config: Config): Promise<Db> => {
 export const openDispatchingStore = async (
   config: Config,
   onError: (e: ErrorSummary) => void,
+  foreground?: ForegroundGauge,
 ): Promise<{ db: Db; dispatcher: Dispatcher }> => {
   const settings: Omit<DispatcherSettings, 'senderThread'> = {
+    ...(foreground ? { foreground: foreground.buffer, quietMaxWaitMs: config.webhookYieldMs } : {}),
     timeoutMs: config.webhookTimeoutMs,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     policy: {
@@ -137,10 +141,17 @@ export const createServices = async (
       `unknown rule ${unknown.join(', ')}; rules: ${[...known].join(', ')}`,
     );
   }
-  const { db, dispatcher: webhookDispatcher } = await openDispatchingStore(config, (e) => {
-    // Never the payload or secrets: the error's name and message only.
-    if (config.logLevel !== 'silent') process.stderr.write(`webhook dispatcher: ${describeError(e)}\n`);
-  });
+  // Webhook delivery gives way to requests being served (jobs/foreground.ts): to a request for its first
+  // 2 × SQLGATE_WEBHOOK_YIELD_MS, for SQLGATE_WEBHOOK_YIELD_MS at most at a time; it slows under load, never stops.
+  const foreground = config.webhookYieldMs > 0 ? createForegroundGauge(2 * config.webhookYieldMs) : undefined;
+  const { db, dispatcher: webhookDispatcher } = await openDispatchingStore(
+    config,
+    (e) => {
+      // Never the payload or secrets: the error's name and message only.
+      if (config.logLevel !== 'silent') process.stderr.write(`webhook dispatcher: ${describeError(e)}\n`);
+    },
+    foreground,
+  );
   const local: WarehouseAdapter = await openDuckDbLocal({
     ...(config.duckdbPath !== undefined ? { path: config.duckdbPath } : {}),
     dataDir: config.dataDir,
@@ -200,6 +211,7 @@ export const createServices = async (
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000),
     webhooks,
     webhookDispatcher,
+    ...(foreground ? { foreground } : {}),
   };
 };
 

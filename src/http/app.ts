@@ -66,8 +66,11 @@ export const buildApp = async (
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('traceId', '');
-  app.addHook('onRequest', (req, _reply, done) => {
+  const foreground = services.foreground;
+  app.addHook('onRequest', (req, reply, done) => {
     req.traceId = String(req.id);
+    // Background work (webhook delivery) gives way while the request is young; 'close' comes exactly once.
+    if (foreground) reply.raw.once('close', foreground.enter());
     done();
   });
   app.addHook('onResponse', async (req, reply) => {

@@ -7,6 +7,7 @@ import type { VerifyService } from '../services/verify-results.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
+import type { ForegroundGauge } from '../jobs/foreground.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -20,4 +21,6 @@ export type Services = {
   readonly webhooks: WebhookService;
   /** Delivers the webhook outbox; `sqlgate serve` starts it (tests may too), closeServices stops it. */
   readonly webhookDispatcher: Dispatcher;
+  /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
+  readonly foreground?: ForegroundGauge;
 };

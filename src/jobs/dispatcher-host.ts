@@ -9,6 +9,7 @@ import type { Dispatcher } from './dispatcher.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { createSender } from './send-webhook.ts';
 import { createThreadedSender } from './send-webhook-thread.ts';
+import { quietMoment } from './foreground.ts';
 
 /** Everything `createDispatcher` and `createSender` need besides the store: plain, cloneable data. */
 export type DispatcherSettings = {
@@ -23,6 +24,12 @@ export type DispatcherSettings = {
    * hop cost ≈13 % of delivery throughput there for no measured gain (bench/webhooks/README.md).
    */
   senderThread: boolean;
+  /**
+   * The gauge of requests being served (`createForegroundGauge(…).buffer`): claims and batched writes wait
+   * for a quiet moment, at most `quietMaxWaitMs`. Shared memory, so it reaches the store's worker too.
+   */
+  foreground?: SharedArrayBuffer;
+  quietMaxWaitMs?: number;
 };
 
 /** What is reported of a dispatcher error: never the payload or secrets, the error's name and message only. */
@@ -47,6 +54,7 @@ export const dispatcherFromSettings = (
     concurrency: s.concurrency,
     timeoutMs: s.timeoutMs,
     onError: (e) => onError(errorSummary(e)),
+    quiet: quietMoment(s.foreground, s.quietMaxWaitMs ?? 0),
   });
 
 /** A call from the proxy to the dispatcher in the worker. */

@@ -6,6 +6,7 @@ import { enqueueEvent } from '../store/webhook-deliveries.ts';
 import { listDeliveries } from '../store/webhook-delivery-log.ts';
 import { findEndpoint, insertEndpoint } from '../store/webhook-endpoints.ts';
 import { createDispatcher } from './dispatcher.ts';
+import { createForegroundGauge, quietMoment } from './foreground.ts';
 import { DEFAULT_RETRY_POLICY } from './retry-policy.ts';
 import type { Sender, SendOutcome } from './send-webhook.ts';
 
@@ -123,5 +124,42 @@ describe('dispatcher', () => {
     expect(delivery?.lastError).toMatch(/^HTTP 503; gave up after \d+ attempts/);
     expect(delivery?.lastStatusCode).toBe(503);
     expect((await findEndpoint(db, 'acc', 'ep_flaky'))?.enabled).toBe(true);
+  });
+
+  it('gives way to requests being served: claims nothing until the request ends, then delivers', async () => {
+    await setup('ep_yield');
+    const sent: string[] = [];
+    const sender: Sender = {
+      send: (m) => {
+        sent.push(m.webhookId);
+        return Promise.resolve({
+          statusCode: 204,
+          durationMs: 1,
+          error: null,
+          responseBody: null,
+          retryAfterMs: undefined,
+        });
+      },
+      close: () => undefined,
+    };
+    const gauge = createForegroundGauge(60_000);
+    const leave = gauge.enter();
+    const d = createDispatcher({
+      db,
+      sender,
+      policy: DEFAULT_RETRY_POLICY,
+      pollMs: 20,
+      concurrency: 4,
+      timeoutMs: 100,
+      quiet: quietMoment(gauge.buffer, 60_000),
+    });
+    d.start();
+    d.wake();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sent).toEqual([]);
+    leave();
+    await until(async () => (await listDeliveries(db, 'acc', 'ep_yield', 1, 0))[0]?.status === 'succeeded');
+    await d.stop();
+    expect(sent).toEqual(['msg_ep_yield']);
   });
 });

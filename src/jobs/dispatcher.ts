@@ -39,9 +39,15 @@ export const createDispatcher = (deps: {
   timeoutMs: number;
   random?: () => number;
   onError?: (e: unknown) => void;
+  /**
+   * Resolves when background work may go ahead (`quietMoment` of foreground.ts): claims and batched writes
+   * wait for it, so requests being served get the store and the CPU first. Default: at once.
+   */
+  quiet?: () => Promise<void>;
 }): Dispatcher => {
   const { db, policy } = deps;
   const random = deps.random ?? Math.random;
+  const quiet = deps.quiet ?? (() => Promise.resolve());
   // The claim outlives the longest attempt (timeout) plus recording it, so no other process takes it meanwhile.
   const lockMs = deps.timeoutMs * 2 + 10_000;
   const inflight = new Set<Promise<void>>();
@@ -53,11 +59,13 @@ export const createDispatcher = (deps: {
   let successes: Array<{ record: SuccessRecord; done: (e?: Error) => void }> = [];
   let flushTimer: NodeJS.Timeout | undefined;
 
-  const flushSuccesses = (): void => {
+  const flushSuccesses = async (): Promise<void> => {
     clearTimeout(flushTimer);
     flushTimer = undefined;
+    await quiet();
     const batch = successes;
     successes = [];
+    if (batch.length === 0) return;
     recordSuccesses(
       db,
       batch.map((b) => b.record),
@@ -76,8 +84,8 @@ export const createDispatcher = (deps: {
         record,
         done: (e) => (e === undefined ? resolve() : reject(e)),
       });
-      if (successes.length >= SUCCESS_BATCH_MAX) flushSuccesses();
-      else flushTimer ??= setTimeout(flushSuccesses, SUCCESS_BATCH_MS);
+      if (successes.length >= SUCCESS_BATCH_MAX) void flushSuccesses();
+      else flushTimer ??= setTimeout(() => void flushSuccesses(), SUCCESS_BATCH_MS);
     });
 
   const attempt = async (c: ClaimedDelivery): Promise<void> => {
@@ -159,6 +167,8 @@ export const createDispatcher = (deps: {
       do {
         again = false;
         while (running && inflight.size < deps.concurrency) {
+          await quiet();
+          if (!running) break;
           const claimed = await claimDueDeliveries(db, deps.concurrency - inflight.size, lockMs);
           for (const c of claimed) track(c);
           if (claimed.length === 0) break;
