@@ -155,12 +155,19 @@ for (let done = 0; done < QUERIES; done += RATE) {
   openTen.push(...(await openLoop(busy.key)));
   await receivedAtLeast(EVENTS + 10 * (ten.length + openTen.length));
 }
-client.send('stop');
 
 // (3) The request path alone: 10 endpoints with the dispatcher stopped (only the outbox insert remains).
 await services.webhookDispatcher.stop();
 const queued: number[] = [];
 for (let i = 0; i < QUERIES; i++) queued.push(await timeQuery(busy.key, i));
+// (5) The same open loop as (4) with the dispatcher stopped: what the outbox insert alone adds.
+const openZeroStopped: number[] = [];
+const openTenStopped: number[] = [];
+for (let done = 0; done < QUERIES; done += RATE) {
+  openZeroStopped.push(...(await openLoop(quiet.key)));
+  openTenStopped.push(...(await openLoop(busy.key)));
+}
+client.send('stop');
 const quantile = (xs: readonly number[], p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? 0;
 const pct = (xs: number[], p: number): string => quantile(xs, p).toFixed(2);
@@ -198,6 +205,7 @@ process.stdout.write(
     `  10 endpoints: p50 ${pct(openTen, 0.5)}  p90 ${pct(openTen, 0.9)}  p99 ${pct(openTen, 0.99)}`,
     `  rise of p50 with 10 endpoints: ${p50Rise(openZero, openTen)}`,
     `  10 endpoints, dispatcher stopped (outbox insert only): p50 ${pct(queued, 0.5)}  p90 ${pct(queued, 0.9)}  p99 ${pct(queued, 0.99)}`,
+    `  open loop, dispatcher stopped (outbox insert only): rise of p50 with 10 endpoints: ${p50Rise(openZeroStopped, openTenStopped)}`,
     `deliveries from the latency runs: ${received - EVENTS} of ${expected - EVENTS}`,
     '',
   ].join('\n'),

@@ -21,7 +21,10 @@ export type Dispatcher = {
 
 /** After a wake, look again this much later: the wake may come just before the enqueuing transaction commits. */
 const COMMIT_GRACE_MS = 25;
-/** Successes are written together, at most this long after the first of a batch (the claim covers the wait). */
+/**
+ * Successes are written together: once every attempt in flight has succeeded, or at most this long after the
+ * first of a batch (the claim covers the wait).
+ */
 const SUCCESS_BATCH_MS = 10;
 const SUCCESS_BATCH_MAX = 100;
 
@@ -84,7 +87,8 @@ export const createDispatcher = (deps: {
         record,
         done: (e) => (e === undefined ? resolve() : reject(e)),
       });
-      if (successes.length >= SUCCESS_BATCH_MAX) void flushSuccesses();
+      // Every attempt in flight waits for this write: nothing more will join the batch, write it now.
+      if (successes.length >= SUCCESS_BATCH_MAX || successes.length >= inflight.size) void flushSuccesses();
       else flushTimer ??= setTimeout(() => void flushSuccesses(), SUCCESS_BATCH_MS);
     });
 
