@@ -6,6 +6,7 @@ import { queryServiceFor } from '../src/runtime.ts';
 import { createApiKeyService } from '../src/services/api-keys.ts';
 import { createWebhookService } from '../src/services/webhooks.ts';
 import type { Db, Queryable } from '../src/store/db.ts';
+import { fanOutEvents } from '../src/store/webhook-deliveries.ts';
 import { bearer, startTestGateway } from './helpers/gateway.ts';
 import type { TestGateway } from './helpers/gateway.ts';
 import { adminQuery } from './support/pg-schema.ts';
@@ -105,7 +106,7 @@ describe.each(stores)('POST /query on the %s store', (store, env) => {
       expect(Math.abs((k?.lastUsedAt?.getTime() ?? 0) - Date.now())).toBeLessThan(60_000);
     });
 
-    it(`takes ${store === 'embedded' ? 1 : 2} call with 3 webhook endpoints, and writes the event and 3 deliveries with the record`, async () => {
+    it(`takes ${store === 'embedded' ? 1 : 2} call with 3 webhook endpoints, and writes the event with the record (the dispatcher writes its 3 deliveries)`, async () => {
       const { key, record } = await gw.services.keys.create({ accountEmail: 'trips-hooks@example.com' });
       for (const i of [1, 2, 3]) {
         await gw.services.webhooks.createEndpoint(record.accountId, { url: `http://127.0.0.1:9/h${i}` });
@@ -116,14 +117,22 @@ describe.each(stores)('POST /query on the %s store', (store, env) => {
       await gw.services.webhooks.updateEndpoint(record.accountId, disabled.id, { enabled: false });
       expect(await callsFor(key)).toEqual({ status: 200, n: 2 });
       expect(await callsFor(key)).toEqual({ status: 200, n: later });
-      const { rows } = await gw.services.db.query<{ logs: number; events: number; deliveries: number }>(
-        `SELECT (SELECT count(*)::int FROM query_log WHERE account_id = $1) AS logs,
-           (SELECT count(*)::int FROM webhook_events e JOIN query_log q ON q.id = e.query_log_id
-            WHERE e.account_id = $1) AS events,
-           (SELECT count(*)::int FROM webhook_deliveries WHERE account_id = $1) AS deliveries`,
-        [record.accountId],
-      );
-      expect(rows[0]).toEqual({ logs: 2, events: 2, deliveries: 6 });
+      const counts = async () =>
+        (
+          await gw.services.db.query<{ logs: number; events: number; pending: number; deliveries: number }>(
+            `SELECT (SELECT count(*)::int FROM query_log WHERE account_id = $1) AS logs,
+               (SELECT count(*)::int FROM webhook_events e JOIN query_log q ON q.id = e.query_log_id
+                WHERE e.account_id = $1) AS events,
+               (SELECT count(*)::int FROM webhook_events WHERE account_id = $1 AND NOT fanned_out) AS pending,
+               (SELECT count(*)::int FROM webhook_deliveries WHERE account_id = $1) AS deliveries`,
+            [record.accountId],
+          )
+        ).rows[0];
+      expect(await counts()).toEqual({ logs: 2, events: 2, pending: 2, deliveries: 0 });
+      // The dispatcher's fan-out: one delivery per enabled endpoint, once, whoever runs it how often.
+      expect(await fanOutEvents(gw.services.db, 100)).toBe(2);
+      expect(await fanOutEvents(gw.services.db, 100)).toBe(0);
+      expect(await counts()).toEqual({ logs: 2, events: 2, pending: 0, deliveries: 6 });
     });
 
     it('still checks the key on every request: a revoked key fails at once', async () => {

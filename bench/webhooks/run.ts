@@ -173,7 +173,7 @@ const quantile = (xs: readonly number[], p: number): number =>
 const pct = (xs: number[], p: number): string => quantile(xs, p).toFixed(2);
 /**
  * The rise of the p50 from `a` to `b` with a 95% bootstrap interval (2,000 resamples of each side): a rise
- * is measurable when the interval excludes 0.
+ * (or fall) is measurable when the interval excludes 0.
  */
 const p50Rise = (a: readonly number[], b: readonly number[]): string => {
   const resample = (xs: readonly number[]): number[] =>
@@ -184,7 +184,7 @@ const p50Rise = (a: readonly number[], b: readonly number[]): string => {
   ).sort((x, y) => x - y);
   const lo = rises[50] ?? 0;
   const hi = rises[1949] ?? 0;
-  const verdict = lo > 0 || hi < 0 ? 'measurable' : 'not measurable';
+  const verdict = lo > 0 ? 'measurable rise' : hi < 0 ? 'measurable fall' : 'not measurable';
   return `${(quantile(b, 0.5) - quantile(a, 0.5)).toFixed(2)} ms, 95% CI [${lo.toFixed(2)}, ${hi.toFixed(2)}]: ${verdict}`;
 };
 const expected = EVENTS + 10 * (ten.length + openTen.length);

@@ -1,6 +1,7 @@
 import type { Db } from '../store/db.ts';
 import {
   claimDueDeliveries,
+  fanOutEvents,
   recordAttempt,
   recordSuccesses,
   releaseAllClaims,
@@ -27,9 +28,11 @@ const COMMIT_GRACE_MS = 25;
  */
 const SUCCESS_BATCH_MS = 10;
 const SUCCESS_BATCH_MAX = 100;
+/** Events fanned out per statement. */
+const FANOUT_BATCH = 100;
 
 /**
- * Delivers the outbox: claims due rows (several processes may share one PostgreSQL: claims are disjoint),
+ * Delivers the outbox: writes the deliveries of new events (fan-out), claims due rows (several processes may share one PostgreSQL: claims are disjoint),
  * sends each, records the attempt and schedules the next one by the retry policy. At-least-once: a process
  * that dies mid-attempt leaves the claim to expire, and another attempt follows.
  */
@@ -61,6 +64,8 @@ export const createDispatcher = (deps: {
   let current: Promise<void> = Promise.resolve();
   let successes: Array<{ record: SuccessRecord; done: (e?: Error) => void }> = [];
   let flushTimer: NodeJS.Timeout | undefined;
+  /** Events may be waiting for their deliveries (set by a wake, each poll, and a full fan-out batch). */
+  let fanOutDue = true;
 
   const flushSuccesses = async (): Promise<void> => {
     clearTimeout(flushTimer);
@@ -173,6 +178,10 @@ export const createDispatcher = (deps: {
         while (running && inflight.size < deps.concurrency) {
           await quiet();
           if (!running) break;
+          if (fanOutDue) {
+            fanOutDue = false;
+            if ((await fanOutEvents(db, FANOUT_BATCH)) === FANOUT_BATCH) fanOutDue = true;
+          }
           const claimed = await claimDueDeliveries(db, deps.concurrency - inflight.size, lockMs);
           for (const c of claimed) track(c);
           if (claimed.length === 0) break;
@@ -189,7 +198,10 @@ export const createDispatcher = (deps: {
     start: () => {
       if (running) return;
       running = true;
-      interval = setInterval(() => void pump(), deps.pollMs);
+      interval = setInterval(() => {
+        fanOutDue = true;
+        void pump();
+      }, deps.pollMs);
       interval.unref();
       // On a shared PostgreSQL another process's claims are live; on the embedded store they are stale.
       current =
@@ -206,8 +218,12 @@ export const createDispatcher = (deps: {
     },
     wake: () => {
       if (!running) return;
+      fanOutDue = true;
       void pump();
-      setTimeout(() => void pump(), COMMIT_GRACE_MS).unref();
+      setTimeout(() => {
+        fanOutDue = true;
+        void pump();
+      }, COMMIT_GRACE_MS).unref();
     },
   };
 };

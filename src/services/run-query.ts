@@ -27,12 +27,12 @@ export type QueryResult = {
 
 /**
  * The webhook outbox, as the query service sees it: the event written with a successful query's record, in
- * the same statement (`recordQuery`: one delivery per enabled endpoint of the account, nothing when it has
- * none), and a call once that statement has committed with deliveries queued.
+ * the same statement (`recordQuery`: when the account has an enabled endpoint; the dispatcher writes the
+ * deliveries), and a call once that statement has committed with an event.
  */
 export type QueryOutbox = {
   eventFor(entry: QueryLogEntry, result: QueryResult): LoggedEvent;
-  queued(count: number): void;
+  queued(): void;
 };
 
 export type QueryService = {
@@ -93,8 +93,8 @@ export const createQueryService = (deps: {
   const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
     const { outbox } = deps;
     const event = result && outbox ? outbox.eventFor(entry, result) : null;
-    const { queued } = await recordQuery(deps.db, entry, event);
-    if (queued > 0) outbox?.queued(queued);
+    const { evented } = await recordQuery(deps.db, entry, event);
+    if (evented) outbox?.queued();
   };
 
   return {

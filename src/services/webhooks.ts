@@ -267,7 +267,7 @@ export const createWebhookService = (deps: {
         type: 'query.completed',
         payload: queryCompletedPayload(result, new Date()),
       }),
-      // Called once the record and its deliveries are committed: the dispatcher finds them on its next claim.
+      // Called once the record and its event are committed: the dispatcher fans it out and delivers it.
       queued: () => deps.notify?.(),
     },
   };

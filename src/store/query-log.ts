@@ -56,40 +56,36 @@ export const insertQueryLog = async (db: Queryable, e: QueryLogEntry): Promise<s
 export type LoggedEvent = { id: string; type: string; payload: string };
 
 /**
- * Writes one entry and, with `event`, the webhook event for it plus a pending delivery per enabled endpoint of
- * the entry's account (nothing when it has none) — all in ONE statement (data-modifying CTEs), so it is atomic
- * by itself: the event exists exactly when the record does, and it takes one round trip to the store (no
- * BEGIN/COMMIT). Returns the record's id and the number of deliveries queued.
+ * Writes one entry and, with `event`, the webhook event for it when the entry's account has an enabled
+ * endpoint (nothing when it has none) — in ONE statement (data-modifying CTEs), so it is atomic by itself: the
+ * event exists exactly when the record does, and it takes one round trip to the store (no BEGIN/COMMIT).
+ * The event's deliveries, one per endpoint, are written by the dispatcher (`fanOutEvents`), so the
+ * statement costs the same for one endpoint or ten. Returns the record's id and whether an event was written.
  */
 export const recordQuery = async (
   db: Queryable,
   e: QueryLogEntry,
   event: LoggedEvent | null,
-): Promise<{ id: string; queued: number }> => {
+): Promise<{ id: string; evented: boolean }> => {
   if (event === null) {
     const { rows } = await db.query<{ id: string | number }>(
       `INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
       params(e),
     );
-    return { id: String(rows[0]?.id), queued: 0 };
+    return { id: String(rows[0]?.id), evented: false };
   }
-  const { rows } = await db.query<{ id: string | number; queued: string | number }>(
+  const { rows } = await db.query<{ id: string | number; evented: boolean }>(
     `WITH log AS (
        INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id, account_id),
      ev AS (
-       INSERT INTO webhook_events (id, account_id, type, payload, query_log_id)
-       SELECT $19, log.account_id, $20, $21, log.id FROM log
+       INSERT INTO webhook_events (id, account_id, type, payload, query_log_id, fanned_out)
+       SELECT $19, log.account_id, $20, $21, log.id, false FROM log
        WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE account_id = log.account_id AND enabled)
-       RETURNING id, account_id),
-     dlv AS (
-       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at)
-       SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ep.id, ep.account_id, now()
-       FROM ev JOIN webhook_endpoints ep ON ep.account_id = ev.account_id AND ep.enabled
        RETURNING id)
-     SELECT (SELECT id FROM log) AS id, (SELECT count(*) FROM dlv) AS queued`,
+     SELECT (SELECT id FROM log) AS id, EXISTS (SELECT 1 FROM ev) AS evented`,
     [...params(e), event.id, event.type, event.payload],
   );
-  return { id: String(rows[0]?.id), queued: Number(rows[0]?.queued ?? 0) };
+  return { id: String(rows[0]?.id), evented: rows[0]?.evented === true };
 };
 
 type Row = {

@@ -34,6 +34,32 @@ export const enqueueEvent = async (
   return queued.rows.length;
 };
 
+/**
+ * Writes the deliveries of up to `limit` events written without them (a query's event, `recordQuery`): one
+ * per endpoint of the event's account that is enabled now and existed when the event was written (an
+ * endpoint disabled meanwhile would have had its pending deliveries cancelled anyway). `SKIP LOCKED` and
+ * the unique (event, endpoint) index keep two processes on one PostgreSQL from fanning out one event twice.
+ * Returns the number of events fanned out.
+ */
+export const fanOutEvents = async (db: Queryable, limit: number): Promise<number> => {
+  const { rows } = await db.query<{ events: number | string }>(
+    `WITH ev AS (
+       SELECT id, account_id, created_at FROM webhook_events WHERE NOT fanned_out
+       ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+     dlv AS (
+       INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at, retry_started_at)
+       SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ep.id, ep.account_id, ev.created_at,
+         ev.created_at
+       FROM ev JOIN webhook_endpoints ep
+         ON ep.account_id = ev.account_id AND ep.enabled AND ep.created_at <= ev.created_at
+       ON CONFLICT (event_id, endpoint_id) DO NOTHING),
+     done AS (UPDATE webhook_events SET fanned_out = true WHERE id IN (SELECT id FROM ev) RETURNING 1)
+     SELECT count(*) AS events FROM done`,
+    [limit],
+  );
+  return Number(rows[0]?.events ?? 0);
+};
+
 /** A due delivery, claimed by one dispatcher until `locked_until`, with what it needs to send it. */
 export type ClaimedDelivery = {
   id: string;
