@@ -57,6 +57,19 @@ describe('foreground gauge', () => {
     leave();
   });
 
+  it('a quiet moment lasts: a request starting and ending within it starts the wait again', async () => {
+    const g = createForegroundGauge(60_000);
+    const quiet = quietMoment(g.buffer, 60_000, 200);
+    const leave = g.enter();
+    const waiting = quiet();
+    await sleep(20);
+    leave(); // quiet from here, unless…
+    await sleep(50);
+    g.enter()(); // …a request comes and goes within the 200 ms: the quiet moment ends no sooner than 400 ms
+    expect(await settledWithin(waiting, 250)).toBe(false);
+    await waiting;
+  });
+
   it('without a gauge there is always a quiet moment', async () => {
     expect(await settledWithin(quietMoment(undefined, 60_000)(), 0)).toBe(true);
   });

@@ -8,8 +8,14 @@
  * a quiet moment before it goes ahead anyway, so under sustained load deliveries slow down but continue.
  */
 
-/** Slot 0: requests started within the last `freshMs` and not yet answered. */
+/** Slot 0: requests started within the last `freshMs` and not yet answered. Slot 1: requests started. */
 const FRESH = 0;
+const STARTED = 1;
+/**
+ * A quiet moment is one without a fresh request that lasts this long: a client sending its next query as
+ * soon as it has the last answer leaves gaps of a fraction of a millisecond, too short for a statement.
+ */
+const SETTLE_MS = 2;
 
 export type ForegroundGauge = {
   /** Shared with the threads whose background work yields (pass it in `workerData`). */
@@ -21,12 +27,13 @@ export type ForegroundGauge = {
 };
 
 export const createForegroundGauge = (freshMs: number): ForegroundGauge => {
-  const buffer = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const buffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const count = new Int32Array(buffer);
   return {
     buffer,
     enter: () => {
       Atomics.add(count, FRESH, 1);
+      Atomics.add(count, STARTED, 1);
       let left = false;
       const leave = (): void => {
         if (left) return;
@@ -43,27 +50,43 @@ export const createForegroundGauge = (freshMs: number): ForegroundGauge => {
 };
 
 /**
- * Resolves once no fresh request is being served, or after `maxWaitMs` at the latest. Without a gauge
- * (`buffer` undefined) it resolves at once.
+ * Resolves once no fresh request has been served for `settleMs`, or after `maxWaitMs` at the latest.
+ * Without a gauge (`buffer` undefined) it resolves at once.
  */
-export const quietMoment = (buffer: SharedArrayBuffer | undefined, maxWaitMs: number) => {
+export const quietMoment = (
+  buffer: SharedArrayBuffer | undefined,
+  maxWaitMs: number,
+  settleMs = SETTLE_MS,
+) => {
   if (buffer === undefined) return (): Promise<void> => Promise.resolve();
   const count = new Int32Array(buffer);
+  /**
+   * Until the deadline or until slot 0 is no longer `v`. A pending waitAsync does not keep the event loop
+   * alive; a timer to the deadline does.
+   */
+  const changeOrDeadline = async (v: number, left: number): Promise<void> => {
+    const w = Atomics.waitAsync(count, FRESH, v, left);
+    if (!w.async) return;
+    let hold: NodeJS.Timeout | undefined;
+    await Promise.race([w.value, new Promise((r) => (hold = setTimeout(r, left)))]);
+    clearTimeout(hold);
+  };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   return async (): Promise<void> => {
-    let v = Atomics.load(count, FRESH);
-    if (v === 0) return;
+    if (Atomics.load(count, FRESH) === 0) return;
     const until = performance.now() + maxWaitMs;
-    while (v !== 0) {
+    for (;;) {
+      const v = Atomics.load(count, FRESH);
       const left = until - performance.now();
       if (left <= 0) return;
-      const w = Atomics.waitAsync(count, FRESH, v, left);
-      if (w.async) {
-        // A pending waitAsync does not keep the event loop alive; a timer to the deadline does.
-        let hold: NodeJS.Timeout | undefined;
-        await Promise.race([w.value, new Promise((r) => (hold = setTimeout(r, left)))]);
-        clearTimeout(hold);
+      if (v !== 0) {
+        await changeOrDeadline(v, left);
+        continue;
       }
-      v = Atomics.load(count, FRESH);
+      // Just gone quiet: wait a little in case the next request follows at once.
+      const started = Atomics.load(count, STARTED);
+      await sleep(Math.min(settleMs, left));
+      if (Atomics.load(count, FRESH) === 0 && Atomics.load(count, STARTED) === started) return;
     }
   };
 };
