@@ -114,7 +114,7 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   [
     'SQLGATE_WEBHOOK_YIELD_MS',
     '50',
-    'longest wait of webhook delivery for a moment without a request in its first 2× this many ms (0: never wait)',
+    'how long webhook delivery waits at most for the requests in their first 2× this many ms (0: never)',
   ],
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],

@@ -32,9 +32,10 @@ const SUCCESS_BATCH_MAX = 100;
 const FANOUT_BATCH = 100;
 
 /**
- * Delivers the outbox: writes the deliveries of new events (fan-out), claims due rows (several processes may share one PostgreSQL: claims are disjoint),
- * sends each, records the attempt and schedules the next one by the retry policy. At-least-once: a process
- * that dies mid-attempt leaves the claim to expire, and another attempt follows.
+ * Delivers the outbox: writes the deliveries of new events (fan-out), claims due rows (several processes may
+ * share one PostgreSQL: claims are disjoint), sends each, records the attempt and schedules the next one by
+ * the retry policy. At-least-once: a process that dies mid-attempt leaves the claim to expire, and another
+ * attempt follows.
  */
 export const createDispatcher = (deps: {
   db: Db;
