@@ -53,7 +53,7 @@ export async function verifyJsonBody(
   const reader = new BodyReader(maxDepth, !(body instanceof Uint8Array));
   try {
     try {
-      await scan(reader, body, maxBytes, step, options.expectedBytes ?? 0);
+      await scan(reader, body, maxBytes, step, options.expectedBytes ?? 0, options.releaseChunks === true);
     } finally {
       // The DataView cache would otherwise keep the whole body alive until the next request.
       dataView(EMPTY);
@@ -101,6 +101,7 @@ async function scan(
   maxBytes: number,
   step: number,
   expectedBytes: number,
+  releaseChunks: boolean,
 ): Promise<void> {
   const tooLarge = (): GatewayError =>
     new GatewayError('payload-too-large', `the body exceeds ${maxBytes} bytes`, { limit: maxBytes });
@@ -127,17 +128,33 @@ async function scan(
       if (received > maxBytes) throw tooLarge();
       reader.append(chunk);
       unscanned += chunk.length;
+      sinceYield += chunk.length;
+      if (releaseChunks) release(chunk);
       if (unscanned >= SCAN_EVERY || received <= SCAN_EVERY) {
         reader.run(reader.len, false);
         unscanned = 0;
       }
-      sinceYield += chunk.length;
       if (sinceYield >= step) {
         sinceYield = 0;
         await yieldToEventLoop();
       }
     }
     reader.run(reader.len, true);
+  }
+}
+
+/**
+ * Frees a chunk's memory now, once it is copied: detaches its ArrayBuffer if the chunk is all of it (not a
+ * view into a pool or a larger buffer) and it can be detached (not shared, not WebAssembly memory).
+ */
+function release(chunk: Uint8Array): void {
+  const buffer = chunk.buffer;
+  if (!(buffer instanceof ArrayBuffer) || chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength)
+    return;
+  try {
+    buffer.transfer(0);
+  } catch {
+    // not detachable: its memory waits for a collection as usual
   }
 }
 

@@ -61,6 +61,47 @@ describe('verifyJsonBody with expectedBytes', () => {
   });
 });
 
+/** Whether the chunk's memory was given away (its buffer is never a SharedArrayBuffer here). */
+const detached = (chunk: Uint8Array): boolean => (chunk.buffer as ArrayBuffer).detached;
+
+describe('verifyJsonBody with releaseChunks', () => {
+  it('frees each chunk that is a whole ArrayBuffer once copied, leaves views alone, same result', async () => {
+    const expected = await verifyJsonBody(BODY);
+    for (const size of [1, 64, 4096, BODY.length]) {
+      const given: Uint8Array[] = [];
+      async function* handed(): AsyncIterable<Uint8Array> {
+        for (let i = 0; i < BODY.length; i += size) {
+          // Odd chunks are views into a larger buffer (as a pooled Buffer is): they must stay intact.
+          const chunk = (given.length & 1) === 0 ? BODY.slice(i, i + size) : BODY.subarray(i, i + size);
+          given.push(chunk);
+          await Promise.resolve();
+          yield chunk;
+        }
+      }
+      const got = await verifyJsonBody(handed(), { expectedBytes: BODY.length, releaseChunks: true });
+      expect(got, `chunk ${size}`).toEqual(expected);
+      given.forEach((chunk, k) => {
+        if ((k & 1) === 0) expect(detached(chunk), `chunk ${k} of ${size}`).toBe(true);
+        else expect(chunk.length, `view ${k} of ${size}`).toBeGreaterThan(0);
+      });
+    }
+    expect(detached(BODY)).toBe(false);
+  });
+
+  it('without it, the chunks are left as they are', async () => {
+    const given: Uint8Array[] = [];
+    async function* kept(): AsyncIterable<Uint8Array> {
+      for (let i = 0; i < BODY.length; i += 1000) {
+        given.push(BODY.slice(i, i + 1000));
+        await Promise.resolve();
+        yield given[given.length - 1]!;
+      }
+    }
+    expect((await verifyJsonBody(kept())).summary.original_rows).toBe(300);
+    expect(given.every((c) => !detached(c) && c.length > 0)).toBe(true);
+  });
+});
+
 describe('BodyReader.reserve', () => {
   it('sizes the buffer once: chunks within it are copied in place, without reallocating', () => {
     const reader = new BodyReader(64);

@@ -37,6 +37,13 @@ export interface VerifyLimits {
    * (capped at maxBodyBytes). A hint only: a body of another length is still read whole and exactly.
    */
   expectedBytes?: number;
+  /**
+   * The streamed chunks are handed over (e.g. a request's body, which nothing else reads): once a chunk is
+   * copied, its ArrayBuffer is detached when the chunk spans all of it, which frees its memory at once.
+   * Otherwise every chunk's memory waits for a collection, and at ~64 KiB per socket read that external
+   * memory alone triggers one every ~64 MiB. Chunks that are views into a larger buffer are left as they are.
+   */
+  releaseChunks?: boolean;
 }
 
 export interface DifferenceEntry {

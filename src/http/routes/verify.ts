@@ -53,10 +53,12 @@ export const registerVerifyRoute = async (
         const body = (req.body as Readable).iterator({ destroyOnReturn: false });
         let result: VerifyResult;
         try {
-          result = await services.verify.verifyBody(
-            body,
-            Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
-          );
+          // The request's chunks are read by nothing else: each one's memory is freed once it is copied,
+          // rather than piling up as external memory that forces a full collection every ~64 MiB received.
+          result = await services.verify.verifyBody(body, {
+            expectedBytes: Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
+            releaseChunks: true,
+          });
         } catch (e) {
           if (!(req.body as Readable).readableEnded) reply.header('connection', 'close');
           throw e;
