@@ -28,8 +28,8 @@ const COMMIT_GRACE_MS = 25;
  */
 const SUCCESS_BATCH_MS = 10;
 const SUCCESS_BATCH_MAX = 100;
-/** Events fanned out per statement. */
-const FANOUT_BATCH = 100;
+/** Events fanned out per statement: bounded, so that a request never waits long behind one (16 × endpoints rows). */
+const FANOUT_BATCH = 16;
 
 /**
  * Delivers the outbox: writes the deliveries of new events (fan-out), claims due rows (several processes may
