@@ -51,7 +51,7 @@ export const openDispatchingStore = async (
   foreground?: ForegroundGauge,
 ): Promise<{ db: Db; dispatcher: Dispatcher }> => {
   const settings: Omit<DispatcherSettings, 'senderThread'> = {
-    ...(foreground ? { foreground: foreground.buffer, quietMaxWaitMs: config.webhookYieldMs } : {}),
+    ...(foreground ? { foreground: { buffer: foreground.buffer, maxWaitMs: config.webhookYieldMs } } : {}),
     timeoutMs: config.webhookTimeoutMs,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     policy: {

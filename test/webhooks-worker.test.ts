@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/http/app.ts';
+import type { Services } from '../src/http/services.ts';
 import { createForegroundGauge } from '../src/jobs/foreground.ts';
 import type { ErrorSummary } from '../src/jobs/dispatcher-host.ts';
 import { openDispatchingStore } from '../src/runtime.ts';
@@ -36,22 +37,30 @@ const arrived = async (n: number, timeoutMs = 10_000): Promise<number[]> => {
   }
 };
 
+/** Queues one `query.completed` event per id for the account's endpoints, in one transaction. */
+const enqueueEvents = (services: Services, accountId: string, ids: readonly string[]) =>
+  services.db.transaction(async (tx) => {
+    for (const id of ids)
+      await enqueueEvent(tx, {
+        id,
+        accountId,
+        type: 'query.completed',
+        payload: queryCompletedPayload(SAMPLE_QUERY_RESULT, new Date()),
+        queryLogId: null,
+      });
+  });
+
 describe('webhook delivery on the embedded store', () => {
   it('runs off the main thread: deliveries go out while the main thread is blocked', async () => {
     const { record } = await gw.services.keys.create({ accountEmail: 'blocked@example.com' });
     await gw.services.webhooks.createEndpoint(record.accountId, { url: receiver.url });
     let n = 0;
     const enqueue = (count: number) =>
-      gw.services.db.transaction(async (tx) => {
-        for (let i = 0; i < count; i++)
-          await enqueueEvent(tx, {
-            id: `msg_blocked${n++}`,
-            accountId: record.accountId,
-            type: 'query.completed',
-            payload: queryCompletedPayload(SAMPLE_QUERY_RESULT, new Date()),
-            queryLogId: null,
-          });
-      });
+      enqueueEvents(
+        gw.services,
+        record.accountId,
+        Array.from({ length: count }, () => `msg_blocked${n++}`),
+      );
     // Warm up (first connection, first signature), then block this thread while 30 deliveries are due.
     await enqueue(1);
     gw.services.webhookDispatcher.wake();
@@ -77,16 +86,7 @@ describe('delivery gives way to requests being served', () => {
       const { record } = await slow.services.keys.create({ accountEmail: 'yield@example.com' });
       await slow.services.webhooks.createEndpoint(record.accountId, { url: receiver.url });
       const before = (await receiver.arrivals()).length;
-      const enqueue = (id: string) =>
-        slow.services.db.transaction((tx) =>
-          enqueueEvent(tx, {
-            id,
-            accountId: record.accountId,
-            type: 'query.completed',
-            payload: queryCompletedPayload(SAMPLE_QUERY_RESULT, new Date()),
-            queryLogId: null,
-          }),
-        );
+      const enqueue = (id: string) => enqueueEvents(slow.services, record.accountId, [id]);
       const leave = gauge.enter();
       // A claim that passed the gate just before the request began has ended before the event is queued.
       await new Promise((r) => setTimeout(r, 50));

@@ -25,11 +25,10 @@ export type DispatcherSettings = {
    */
   senderThread: boolean;
   /**
-   * The gauge of requests being served (`createForegroundGauge(…).buffer`): claims and batched writes wait
-   * for a quiet moment, at most `quietMaxWaitMs`. Shared memory, so it reaches the store's worker too.
+   * The gauge of requests being served (`createForegroundGauge(…).buffer`, shared memory, so it reaches the
+   * store's worker too): fan-outs, claims and batched writes wait for a quiet moment, at most `maxWaitMs`.
    */
-  foreground?: SharedArrayBuffer;
-  quietMaxWaitMs?: number;
+  foreground?: { buffer: SharedArrayBuffer; maxWaitMs: number };
 };
 
 /** What is reported of a dispatcher error: never the payload or secrets, the error's name and message only. */
@@ -54,7 +53,7 @@ export const dispatcherFromSettings = (
     concurrency: s.concurrency,
     timeoutMs: s.timeoutMs,
     onError: (e) => onError(errorSummary(e)),
-    quiet: quietMoment(s.foreground, s.quietMaxWaitMs ?? 0),
+    ...(s.foreground ? { quiet: quietMoment(s.foreground.buffer, s.foreground.maxWaitMs) } : {}),
   });
 
 /** A call from the proxy to the dispatcher in the worker. */

@@ -19,15 +19,18 @@ beforeAll(async () => {
 });
 afterAll(() => db.close());
 
-const failing = (statusCode: number | null): Sender => ({
-  send: (): Promise<SendOutcome> =>
-    Promise.resolve({
+/** A sender whose every attempt gets `statusCode` (null: the connection is refused); records the ids sent. */
+const answering = (statusCode: number | null, sent: string[] = []): Sender => ({
+  send: (m): Promise<SendOutcome> => {
+    sent.push(m.webhookId);
+    return Promise.resolve({
       statusCode,
       durationMs: 1,
       error: statusCode === null ? 'ECONNREFUSED: connect ECONNREFUSED' : null,
       responseBody: null,
       retryAfterMs: undefined,
-    }),
+    });
+  },
   close: () => undefined,
 });
 
@@ -65,7 +68,7 @@ describe('dispatcher', () => {
     );
     const d = createDispatcher({
       db,
-      sender: failing(null),
+      sender: answering(null),
       policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 3_600_000 },
       pollMs: 20,
       concurrency: 4,
@@ -89,7 +92,7 @@ describe('dispatcher', () => {
     );
     const d = createDispatcher({
       db,
-      sender: failing(500),
+      sender: answering(500),
       policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 3_600_000 },
       pollMs: 20,
       concurrency: 4,
@@ -106,7 +109,7 @@ describe('dispatcher', () => {
     // A success elsewhere resets the endpoint's failing streak: only this delivery gives up.
     const d = createDispatcher({
       db,
-      sender: failing(503),
+      sender: answering(503),
       policy: { ...DEFAULT_RETRY_POLICY, baseMs: 20, horizonMs: 300 },
       pollMs: 20,
       concurrency: 4,
@@ -129,24 +132,11 @@ describe('dispatcher', () => {
   it('gives way to requests being served: claims nothing until the request ends, then delivers', async () => {
     await setup('ep_yield');
     const sent: string[] = [];
-    const sender: Sender = {
-      send: (m) => {
-        sent.push(m.webhookId);
-        return Promise.resolve({
-          statusCode: 204,
-          durationMs: 1,
-          error: null,
-          responseBody: null,
-          retryAfterMs: undefined,
-        });
-      },
-      close: () => undefined,
-    };
     const gauge = createForegroundGauge(60_000);
     const leave = gauge.enter();
     const d = createDispatcher({
       db,
-      sender,
+      sender: answering(204, sent),
       policy: DEFAULT_RETRY_POLICY,
       pollMs: 20,
       concurrency: 4,

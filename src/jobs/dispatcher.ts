@@ -172,6 +172,12 @@ export const createDispatcher = (deps: {
     return current;
   };
 
+  /** New events may have been written, and due work may be waiting: fan out and claim. */
+  const lookAgain = (): void => {
+    fanOutDue = true;
+    void pump();
+  };
+
   const claimLoop = async (): Promise<void> => {
     try {
       do {
@@ -199,10 +205,7 @@ export const createDispatcher = (deps: {
     start: () => {
       if (running) return;
       running = true;
-      interval = setInterval(() => {
-        fanOutDue = true;
-        void pump();
-      }, deps.pollMs);
+      interval = setInterval(lookAgain, deps.pollMs);
       interval.unref();
       // On a shared PostgreSQL another process's claims are live; on the embedded store they are stale.
       current =
@@ -219,12 +222,8 @@ export const createDispatcher = (deps: {
     },
     wake: () => {
       if (!running) return;
-      fanOutDue = true;
-      void pump();
-      setTimeout(() => {
-        fanOutDue = true;
-        void pump();
-      }, COMMIT_GRACE_MS).unref();
+      lookAgain();
+      setTimeout(lookAgain, COMMIT_GRACE_MS).unref();
     },
   };
 };

@@ -70,10 +70,6 @@ describe('foreground gauge', () => {
     await waiting;
   });
 
-  it('without a gauge there is always a quiet moment', async () => {
-    expect(await settledWithin(quietMoment(undefined, 60_000)(), 0)).toBe(true);
-  });
-
   it('reaches another thread: a worker waiting for a quiet moment is woken when the request ends', async () => {
     const g = createForegroundGauge(60_000);
     const leave = g.enter();

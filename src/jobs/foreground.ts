@@ -51,14 +51,8 @@ export const createForegroundGauge = (freshMs: number): ForegroundGauge => {
 
 /**
  * Resolves once no fresh request has been served for `settleMs`, or after `maxWaitMs` at the latest.
- * Without a gauge (`buffer` undefined) it resolves at once.
  */
-export const quietMoment = (
-  buffer: SharedArrayBuffer | undefined,
-  maxWaitMs: number,
-  settleMs = SETTLE_MS,
-) => {
-  if (buffer === undefined) return (): Promise<void> => Promise.resolve();
+export const quietMoment = (buffer: SharedArrayBuffer, maxWaitMs: number, settleMs = SETTLE_MS) => {
   const count = new Int32Array(buffer);
   /**
    * Until the deadline or until slot 0 is no longer `v`. A pending waitAsync does not keep the event loop

@@ -2,6 +2,9 @@ import type { Queryable } from './db.ts';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
 
+/** A new delivery's id, made by the store (deliveries are written by INSERT … SELECT, several at once). */
+const NEW_DELIVERY_ID = `'dlv_' || replace(gen_random_uuid()::text, '-', '')`;
+
 /** `now()` plus a millisecond count bound as a parameter: the store's clock decides when work is due. */
 const after = (param: string): string => `now() + ${param}::double precision * interval '1 millisecond'`;
 
@@ -26,7 +29,7 @@ export const enqueueEvent = async (
   if (rows.length === 0) return 0;
   const queued = await tx.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at)
-     SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), $1, id, account_id, now()
+     SELECT ${NEW_DELIVERY_ID}, $1, id, account_id, now()
      FROM webhook_endpoints WHERE account_id = $2 AND ($3::text IS NULL AND enabled OR id = $3)
      RETURNING id`,
     [e.id, e.accountId, onlyEndpointId ?? null],
@@ -48,7 +51,7 @@ export const fanOutEvents = async (db: Queryable, limit: number): Promise<number
        ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED),
      dlv AS (
        INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at, retry_started_at)
-       SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ep.id, ep.account_id, ev.created_at,
+       SELECT ${NEW_DELIVERY_ID}, ev.id, ep.id, ep.account_id, ev.created_at,
          ev.created_at
        FROM ev JOIN webhook_endpoints ep
          ON ep.account_id = ev.account_id AND ep.enabled AND ep.created_at <= ev.created_at
