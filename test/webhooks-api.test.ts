@@ -149,6 +149,12 @@ describe('webhook endpoints API: security', () => {
       'http://169.254.169.254/latest/meta-data/',
       'http://localhost:8080/hook',
       'http://[::1]:8080/hook',
+      // IPv6 transition forms of loopback and metadata (6to4, Teredo, NAT64 well-known and local-use, translated)
+      'http://[2002:7f00:1::]/hook',
+      'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook',
+      'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/',
+      'http://[64:ff9b:1::7f00:1]/hook',
+      'http://[::ffff:0:7f00:1]/hook',
     ]) {
       const r = await strict.inject({
         method: 'POST',

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { parseRetryAfter } from './retry-policy.ts';
 import { guardedLookup, hostOf, isForbiddenAddress } from './ssrf.ts';
+import type { Resolve } from './ssrf.ts';
 
 export type WebhookMessage = {
   url: string;
@@ -41,9 +42,10 @@ export const signatureHeader = (secrets: readonly string[], id: string, at: Date
 /**
  * Sends webhooks over node:http(s): redirects are never followed, every attempt has an overall timeout, and
  * the agents resolve hosts through the SSRF guard (keep-alive sockets stay bound to the address checked).
+ * `resolve` replaces the system DNS resolver (tests inject one they control).
  */
-export const createSender = (opts: SenderOptions): Sender => {
-  const lookup = guardedLookup(opts.allowPrivate);
+export const createSender = (opts: SenderOptions, deps: { resolve?: Resolve } = {}): Sender => {
+  const lookup = guardedLookup(opts.allowPrivate, deps.resolve);
   const agentOpts = { keepAlive: true, maxSockets: 32, lookup };
   const http = new HttpAgent(agentOpts);
   const https = new HttpsAgent(agentOpts);
