@@ -12,6 +12,8 @@ export type Config = Readonly<{
   defaultWarehouse: 'bigquery' | 'snowflake' | 'aurora';
   maxBodyBytes: number;
   maxQueryBytes: number;
+  /** Header fields (names and values, not the request line) at most this many bytes: 431 past it. */
+  maxHeaderBytes: number;
   bigqueryUsdPerTib: number;
   snowflakeUsdPerCredit: number;
   snowflakeWarehouseCreditsPerHour: number;
@@ -67,6 +69,11 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ['SQLGATE_MAX_BODY_BYTES', '104857600', 'request body limit (413 past it)'],
   ['SQLGATE_MAX_QUERY_BYTES', '1048576', 'query text limit (413 past it)'],
+  [
+    'SQLGATE_MAX_HEADER_BYTES',
+    '16384',
+    'request header fields limit, request line not counted (431 past it; the URL may hold a query for GET /cost)',
+  ],
   ['SQLGATE_BIGQUERY_USD_PER_TIB', '6.25', 'BigQuery on-demand price per TiB scanned'],
   ['SQLGATE_SNOWFLAKE_USD_PER_CREDIT', '3', 'Snowflake price per credit'],
   [
@@ -218,6 +225,7 @@ export const loadConfig = (env: Env): Config => {
     ),
     maxBodyBytes: int(env, 'SQLGATE_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 2 ** 31),
     maxQueryBytes: int(env, 'SQLGATE_MAX_QUERY_BYTES', 1024 * 1024, 16, 64 * 1024 * 1024),
+    maxHeaderBytes: int(env, 'SQLGATE_MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
     bigqueryUsdPerTib: num(env, 'SQLGATE_BIGQUERY_USD_PER_TIB', 6.25),
     snowflakeUsdPerCredit: num(env, 'SQLGATE_SNOWFLAKE_USD_PER_CREDIT', 3),
     snowflakeWarehouseCreditsPerHour: num(env, 'SQLGATE_SNOWFLAKE_CREDITS_PER_HOUR', 1),

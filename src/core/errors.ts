@@ -24,6 +24,9 @@ export const ERROR_CODES = [
   'conflict',
   'forbidden',
   'internal',
+  'headers-too-large',
+  'query-too-complex',
+  'too-many-concurrent-queries',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

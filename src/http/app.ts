@@ -15,6 +15,9 @@ import { traceIdFrom } from './trace.ts';
 import { registerApiRoutes } from './routes/index.ts';
 import { registerDashboard } from './dashboard/plugin.ts';
 import { sendNotFoundPage } from './dashboard/layout.ts';
+import { badPathParam, headerBytes } from './edge-guards.ts';
+import { requestSerializer } from './log-redaction.ts';
+import type { DestinationStream } from 'pino';
 
 export type App = FastifyInstance;
 
@@ -35,11 +38,24 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_VALIDATION: 'invalid-request',
 };
 
+/** A browser asking for a page gets the dashboard's HTML 404; API clients get a problem. */
+const notFound = (req: FastifyRequest, reply: FastifyReply): FastifyReply => {
+  if (req.method === 'GET' && (req.headers.accept ?? '').includes('text/html'))
+    return sendNotFoundPage(reply);
+  const path = req.url.split('?')[0] ?? '';
+  const problem = problemOf(
+    'not-found',
+    `No route ${req.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`,
+    req.traceId || String(req.id),
+  );
+  return reply.status(problem.status).type('application/problem+json').send(problem);
+};
+
 /** Builds the app without listening (tests drive it through `inject`). */
 export const buildApp = async (
   config: Config,
   services: Services,
-  opts: { logger?: boolean } = {},
+  opts: { logger?: boolean; logStream?: DestinationStream } = {},
 ): Promise<App> => {
   const app = Fastify({
     logger:
@@ -47,14 +63,20 @@ export const buildApp = async (
         ? false
         : {
             level: config.logLevel,
+            // Logged URLs lose their credentials (query parameters named like one, anything shaped like a key).
+            serializers: { req: requestSerializer },
+            ...(opts.logStream ? { stream: opts.logStream } : {}),
             redact: {
               paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
               censor: '[redacted]',
             },
           },
     bodyLimit: config.maxBodyBytes,
-    // GET /cost carries the query in the URL: allow URLs as long as the query limit needs, URL-encoded.
-    http: { maxHeaderSize: Math.min(3 * config.maxQueryBytes + 65_536, 64 * 1024 * 1024) },
+    // GET /cost carries the query in the URL: Node's bound (request line + header fields) allows a URL as long
+    // as the query limit needs, percent-encoded; the header fields alone are bounded in onRequest (edge-guards.ts).
+    http: {
+      maxHeaderSize: Math.min(3 * config.maxQueryBytes + 8192 + config.maxHeaderBytes, 64 * 1024 * 1024),
+    },
     return503OnClosing: true,
     // On close: idle keep-alive connections are closed at once, in-flight requests finish.
     forceCloseConnections: 'idle',
@@ -63,12 +85,38 @@ export const buildApp = async (
     // Behind a reverse proxy: X-Forwarded-For/-Proto give the client IP and scheme (secure cookies).
     trustProxy: config.trustProxy,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // A path that is not valid percent-encoded UTF-8, or with a parameter longer than any id, names nothing here.
+    frameworkErrors: (error, req, reply) => {
+      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+        return notFound(req, reply);
+      const problem = problemOf('invalid-request', error.message, String(req.id));
+      return (reply as FastifyReply).status(400).type('application/problem+json').send(problem);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('traceId', '');
   const foreground = services.foreground;
   app.addHook('onRequest', (req, reply, done) => {
     req.traceId = String(req.id);
+    const size = headerBytes(req);
+    if (size > config.maxHeaderBytes) {
+      const problem = problemOf(
+        'headers-too-large',
+        `The request's header fields take ${size} bytes; the limit is ${config.maxHeaderBytes} (the request line is not counted).`,
+        req.traceId,
+        { limit: config.maxHeaderBytes },
+      );
+      void reply
+        .status(problem.status)
+        .type('application/problem+json')
+        .header('connection', 'close')
+        .send(problem);
+      return;
+    }
+    if (badPathParam(req) !== undefined) {
+      void notFound(req, reply);
+      return;
+    }
     // Background work (webhook delivery) gives way while the request is young; 'close' comes exactly once.
     if (foreground) reply.raw.once('close', foreground.enter());
     done();
@@ -113,9 +161,13 @@ export const buildApp = async (
           `Bearer realm="sqlgate", error="invalid_token", error_description="${error.detail}"`,
         );
       }
+      const retryAfter = error.context.retry_after;
+      if (typeof retryAfter === 'number') reply.header('Retry-After', String(retryAfter));
       return sendProblem(reply, req, error.code, error.detail, { ...error.context });
     }
     const fe = error as FastifyError;
+    // A path parameter that is not an id of ours: nothing is there.
+    if (fe.code === 'FST_ERR_VALIDATION' && fe.validationContext === 'params') return notFound(req, reply);
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (mapped) return sendProblem(reply, req, mapped, fe.message);
     if (error instanceof SyntaxError || fe.statusCode === 400)
@@ -131,12 +183,7 @@ export const buildApp = async (
       'An unexpected error occurred; the trace id identifies it in the logs.',
     );
   });
-  app.setNotFoundHandler((req, reply) =>
-    // A browser asking for a page gets the dashboard's HTML 404; API clients get a problem.
-    req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')
-      ? sendNotFoundPage(reply)
-      : sendProblem(reply, req, 'not-found', `No route ${req.method} ${req.url.split('?')[0] ?? ''}.`),
-  );
+  app.setNotFoundHandler(notFound);
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {

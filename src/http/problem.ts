@@ -23,6 +23,9 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   conflict: 409,
   forbidden: 403,
   internal: 500,
+  'headers-too-large': 431,
+  'query-too-complex': 422,
+  'too-many-concurrent-queries': 429,
 };
 
 const TITLES: Readonly<Record<ErrorCode, string>> = {
@@ -47,6 +50,9 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   conflict: 'Conflict',
   forbidden: 'Forbidden',
   internal: 'Internal error',
+  'headers-too-large': 'Request header fields too large',
+  'query-too-complex': 'Query too complex',
+  'too-many-concurrent-queries': 'Too many concurrent queries',
 };
 
 export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';

@@ -47,7 +47,9 @@ export type DashboardAuthService = {
 /** Session tokens carry 256 random bits: a fast hash is enough, and a stolen table yields no cookies. */
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,189}\.[^\s@<>"]{1,63}$/;
+const EMAIL = /^[^\s@<>"\u0000-\u001f\u007f]{1,64}@[^\s@<>"\u0000-\u001f\u007f]{1,189}\.[^\s@<>"\u0000-\u001f\u007f]{1,63}$/;
+/** An email the store can hold and compare: no control characters (NUL cannot be stored), at most 254 long. */
+const storable = (email: string): boolean => email.length <= 254 && !/[\u0000-\u001f\u007f]/.test(email);
 export const MIN_PASSWORD = 10;
 const MAX_PASSWORD = 1024;
 
@@ -76,16 +78,17 @@ export const createDashboardAuthService = (db: Db, sessionTtlMs: number): Dashbo
       return { ok: false, reason: 'exists' };
     },
     signIn: async (rawEmail, password, ip) => {
-      const email = rawEmail.trim();
+      // An email the store cannot hold names no account; its failures count for the IP only.
+      const email = storable(rawEmail.trim()) ? rawEmail.trim() : '';
       const failures = await countLoginFailures(db, email, ip, LOGIN_WINDOW_MS);
       if (failures.byEmail >= LOGIN_MAX_FAILURES || failures.byIp >= LOGIN_MAX_FAILURES)
         return { ok: false, reason: 'rate-limited', retryAfterSeconds: LOGIN_WINDOW_MS / 1000 };
-      const account = email.length <= 254 ? await findAccountByEmail(db, email) : undefined;
+      const account = email !== '' ? await findAccountByEmail(db, email) : undefined;
       const stored = account?.passwordHash ?? (await dummy);
       const ok =
         password.length <= MAX_PASSWORD && (await verify(stored, password).catch(() => false)) && !!account;
       if (!ok || !account?.passwordHash) {
-        await recordLoginFailure(db, email.slice(0, 254), ip, LOGIN_WINDOW_MS);
+        await recordLoginFailure(db, email, ip, LOGIN_WINDOW_MS);
         return { ok: false, reason: 'invalid' };
       }
       await clearLoginFailures(db, email);

@@ -49,12 +49,18 @@ export const sameToken = (a: string, b: string): boolean => {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 };
 
-/** One string field of a url-encoded form body ('' when absent or repeated). */
+/** Control characters other than tab and line breaks: no form field of ours may hold them. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * One string field of a url-encoded form body ('' when absent or repeated, or when it holds a control
+ * character such as NUL, which the store cannot keep: the form then reads as not filled in).
+ */
 export const field = (req: FastifyRequest, name: string): string => {
   const body = req.body;
   if (typeof body !== 'object' || body === null) return '';
   const v = (body as Record<string, unknown>)[name];
-  return typeof v === 'string' ? v : '';
+  return typeof v === 'string' && !CONTROL.test(v) ? v : '';
 };
 
 export const sessionOf = (req: FastifyRequest): DashboardSession => {

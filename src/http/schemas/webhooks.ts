@@ -3,16 +3,25 @@ import { Type } from 'typebox';
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
 
-export const EndpointId = Type.Object({ id: Type.String({ description: 'Webhook endpoint id (ep_…)' }) });
-export const DeliveryId = Type.Object({ id: Type.String({ description: 'Delivery id (dlv_…)' }) });
+/** Ids as issued (a path parameter of any other shape is a 404, never a store lookup). */
+export const EndpointId = Type.Object({
+  id: Type.String({ pattern: '^ep_[0-9a-f]{24}$', description: 'Webhook endpoint id (ep_…)' }),
+});
+export const DeliveryId = Type.Object({
+  id: Type.String({ pattern: '^dlv_[0-9a-f]{32}$', description: 'Delivery id (dlv_…)' }),
+});
+
+/** No control characters (NUL cannot be stored; the others have no place in a URL or a description). */
+const NO_CONTROL = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
 
 const Url = Type.String({
   minLength: 1,
+  pattern: NO_CONTROL,
   maxLength: 2048,
   description: 'http(s) URL; loopback, private and link-local destinations are refused',
   examples: ['https://example.com/hooks/sqlgate'],
 });
-const Description = Type.String({ maxLength: 500 });
+const Description = Type.String({ maxLength: 500, pattern: NO_CONTROL });
 
 export const CreateEndpointRequest = Type.Object({ url: Url, description: Type.Optional(Description) });
 
