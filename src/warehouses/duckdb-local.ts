@@ -11,7 +11,7 @@ import type {
   TableInfo,
   TableStats,
 } from '../core/catalog.ts';
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Capabilities, ExecuteOptions, ExecuteResult, WarehouseAdapter } from './adapter.ts';
 import { generateDemoData } from './demo-data.ts';
 
@@ -128,6 +128,17 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
     }, options.timeoutMs);
     const onAbort = (): void => stop();
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Why the statement was stopped, if it was: an interrupt may end a stream of rows as if it were complete
+    // (no error, a short last chunk), so the outcome is decided by these flags, never by how the stream ended.
+    const stopped = (): GatewayError | undefined =>
+      timedOut
+        ? new GatewayError(
+            'query-timeout',
+            `The statement ran longer than ${options.timeoutMs} ms and was cancelled.`,
+          )
+        : isAborted(options.signal)
+          ? new GatewayError('query-failed', 'The statement was cancelled.')
+          : undefined;
     try {
       await conn.run(`SET integer_division = ${options.integerDivision === true}`);
       const result = await conn.stream(sql);
@@ -138,17 +149,15 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         chunk = await result.fetchChunk()
       ) {
         rows += chunk.rowCount;
+        const why = stopped();
+        if (why) throw why;
       }
+      const why = stopped();
+      if (why) throw why;
       return { rows, columns: result.columnNames() };
     } catch (e) {
-      if (timedOut)
-        throw new GatewayError(
-          'query-timeout',
-          `The statement ran longer than ${options.timeoutMs} ms and was cancelled.`,
-        );
-      if (options.signal?.aborted === true)
-        throw new GatewayError('query-failed', 'The statement was cancelled.');
-      throw new GatewayError('query-failed', e instanceof Error ? e.message : String(e));
+      if (isGatewayError(e)) throw e;
+      throw stopped() ?? new GatewayError('query-failed', e instanceof Error ? e.message : String(e));
     } finally {
       clearTimeout(timer);
       clearInterval(interrupter);
