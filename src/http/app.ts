@@ -87,10 +87,12 @@ export const buildApp = async (
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // A path that is not valid percent-encoded UTF-8, or with a parameter longer than any id, names nothing here.
     frameworkErrors: (error, req, reply) => {
-      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH')
-        return notFound(req, reply);
+      if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        void notFound(req, reply);
+        return;
+      }
       const problem = problemOf('invalid-request', error.message, String(req.id));
-      return (reply as FastifyReply).status(400).type('application/problem+json').send(problem);
+      void (reply as FastifyReply).status(400).type('application/problem+json').send(problem);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

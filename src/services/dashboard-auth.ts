@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { Algorithm } from '@node-rs/argon2';
+import { hasControlCharacter } from '../core/control-characters.ts';
 import { ensureAccount, findAccountByEmail, findAccountById } from '../store/accounts.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
@@ -47,9 +48,9 @@ export type DashboardAuthService = {
 /** Session tokens carry 256 random bits: a fast hash is enough, and a stolen table yields no cookies. */
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-const EMAIL = /^[^\s@<>"\u0000-\u001f\u007f]{1,64}@[^\s@<>"\u0000-\u001f\u007f]{1,189}\.[^\s@<>"\u0000-\u001f\u007f]{1,63}$/;
+const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,189}\.[^\s@<>"]{1,63}$/;
 /** An email the store can hold and compare: no control characters (NUL cannot be stored), at most 254 long. */
-const storable = (email: string): boolean => email.length <= 254 && !/[\u0000-\u001f\u007f]/.test(email);
+const storable = (email: string): boolean => email.length <= 254 && !hasControlCharacter(email);
 export const MIN_PASSWORD = 10;
 const MAX_PASSWORD = 1024;
 
@@ -61,7 +62,7 @@ export const createDashboardAuthService = (db: Db, sessionTtlMs: number): Dashbo
   return {
     signUp: async (rawEmail, password) => {
       const email = rawEmail.trim();
-      if (email.length > 254 || !EMAIL.test(email)) return { ok: false, reason: 'invalid-email' };
+      if (!storable(email) || !EMAIL.test(email)) return { ok: false, reason: 'invalid-email' };
       if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD)
         return { ok: false, reason: 'weak-password' };
       const passwordHash = await hash(password, ARGON2);

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hasControlCharacter } from '../../core/control-characters.ts';
 import type { DashboardSession } from '../../services/dashboard-auth.ts';
 
 export const SESSION_COOKIE = 'sg_session';
@@ -49,9 +50,6 @@ export const sameToken = (a: string, b: string): boolean => {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 };
 
-/** Control characters other than tab and line breaks: no form field of ours may hold them. */
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
 /**
  * One string field of a url-encoded form body ('' when absent or repeated, or when it holds a control
  * character such as NUL, which the store cannot keep: the form then reads as not filled in).
@@ -60,7 +58,7 @@ export const field = (req: FastifyRequest, name: string): string => {
   const body = req.body;
   if (typeof body !== 'object' || body === null) return '';
   const v = (body as Record<string, unknown>)[name];
-  return typeof v === 'string' && !CONTROL.test(v) ? v : '';
+  return typeof v === 'string' && !hasControlCharacter(v, { lineBreaks: true }) ? v : '';
 };
 
 export const sessionOf = (req: FastifyRequest): DashboardSession => {
