@@ -42,6 +42,10 @@ export type Config = Readonly<{
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   publicUrl: string | undefined;
   sessionTtlMinutes: number;
+  /** How long a one-time claim or password-reset link printed by the CLI works. */
+  accountLinkTtlHours: number;
+  /** Dashboard sign-up attempts per client IP per hour (429 past it). */
+  signUpLimitPerHour: number;
   trustProxy: boolean;
   dashboardSecret: string | undefined;
 }>;
@@ -126,6 +130,12 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
   ['SQLGATE_SESSION_TTL_MINUTES', '720', 'dashboard sign-in lifetime'],
+  [
+    'SQLGATE_ACCOUNT_LINK_TTL_HOURS',
+    '72',
+    'how long a one-time account claim or password-reset link printed by the CLI works',
+  ],
+  ['SQLGATE_SIGNUP_LIMIT_PER_HOUR', '10', 'dashboard sign-up attempts per client IP per hour (429 past it)'],
   [
     'SQLGATE_TRUST_PROXY',
     'false',
@@ -261,6 +271,8 @@ export const loadConfig = (env: Env): Config => {
     ),
     publicUrl: url(env, 'SQLGATE_PUBLIC_URL', ['http', 'https']),
     sessionTtlMinutes: int(env, 'SQLGATE_SESSION_TTL_MINUTES', 720, 1, 60 * 24 * 90),
+    accountLinkTtlHours: int(env, 'SQLGATE_ACCOUNT_LINK_TTL_HOURS', 72, 1, 24 * 30),
+    signUpLimitPerHour: int(env, 'SQLGATE_SIGNUP_LIMIT_PER_HOUR', 10, 1, 1_000_000),
     trustProxy: bool(env, 'SQLGATE_TRUST_PROXY'),
     dashboardSecret: secret(env, 'SQLGATE_DASHBOARD_SECRET'),
   });

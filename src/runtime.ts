@@ -208,7 +208,9 @@ export const createServices = async (
     queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
     metrics: createMetrics(opts.metrics ?? true),
-    dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000),
+    dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000, {
+      signUpLimit: { max: config.signUpLimitPerHour, windowMs: 3_600_000 },
+    }),
     webhooks,
     webhookDispatcher,
     ...(foreground ? { foreground } : {}),

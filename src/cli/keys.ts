@@ -5,12 +5,12 @@ import type { ApiKeyRecord } from '../store/api-keys.ts';
 export const keyCommands = (keys: ApiKeyService) => ({
   'keys.create': async (args: Record<string, unknown>) => {
     const expires = typeof args.expiresAt === 'string' ? new Date(args.expiresAt) : null;
-    const { key } = await keys.create({
+    const { key, accountCreated } = await keys.create({
       accountEmail: String(args.account),
       ...(typeof args.name === 'string' ? { name: args.name } : {}),
       expiresAt: expires,
     });
-    return key;
+    return { key, accountCreated };
   },
   'keys.list': async () => (await keys.list()).map(publicKey),
   'keys.revoke': async (args: Record<string, unknown>) => keys.revoke(String(args.id)),

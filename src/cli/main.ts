@@ -1,9 +1,11 @@
 import { ConfigError, SETTINGS, loadConfigFromProcess } from '../config.ts';
 import type { Config } from '../config.ts';
+import { createAccountLinkService } from '../services/account-links.ts';
 import { createApiKeyService } from '../services/api-keys.ts';
 import { openStore } from '../runtime.ts';
+import { adminCommands, linkBaseUrl } from './admin-commands.ts';
+import type { LinkOutput } from './admin-commands.ts';
 import { callAdmin } from './admin-socket.ts';
-import { keyCommands } from './keys.ts';
 import { rewriteCommand } from './rewrite.ts';
 import { serve } from './serve.ts';
 import { verifyCommand } from './verify.ts';
@@ -13,9 +15,12 @@ const USAGE = `sqlgate — SQL query gateway
 Usage:
   sqlgate serve                                   start the HTTP server (see: sqlgate serve --help)
   sqlgate keys create --account <email> [--name <label>] [--expires <ISO date>]
-                                                  create an API key; prints only the key
+                                                  create an API key; prints only the key (a new account's
+                                                  one-time claim link goes to stderr)
   sqlgate keys list                               list keys (never the keys themselves)
   sqlgate keys revoke <id>                        revoke a key, effective immediately
+  sqlgate accounts invite <email>                 print a one-time link to set the account's first password
+  sqlgate accounts reset-password <email>         print a one-time link to set a new password (signs out)
   sqlgate rewrite --warehouse W [--dialect D] [--schema FILE] [--json] [FILE...]
                                                   print the rewritten SQL (stdin when no file)
   sqlgate verify ORIGINAL.json REWRITTEN.json [--key a,b] [--json]
@@ -48,22 +53,34 @@ const withConfig = (): Config | undefined => {
   }
 };
 
-/** Runs a key command in the running server if there is one, else directly on the store. */
-const runKeyCommand = async (
-  config: Config,
-  command: 'keys.create' | 'keys.list' | 'keys.revoke',
-  args: Record<string, unknown>,
-) => {
+type AdminCommandName =
+  'keys.create' | 'keys.list' | 'keys.revoke' | 'accounts.invite' | 'accounts.reset-password';
+
+/** Runs a store command in the running server if there is one, else directly on the store. */
+const runAdminCommand = async (config: Config, command: AdminCommandName, args: Record<string, unknown>) => {
   const viaServer =
     config.databaseUrl === undefined ? await callAdmin(config.dataDir, command, args) : undefined;
   if (viaServer !== undefined) return viaServer;
   const db = await openStore(config);
   try {
-    return await keyCommands(createApiKeyService(db))[command](args);
+    const commands = adminCommands({
+      keys: createApiKeyService(db),
+      links: createAccountLinkService(db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
+      baseUrl: linkBaseUrl(config.publicUrl, config.host, config.port),
+    });
+    const fn = commands[command];
+    if (!fn) throw new Error(`unknown command ${command}`);
+    return await fn(args);
   } finally {
     await db.close();
   }
 };
+
+const EMAIL_ARG = /^[^@\s]+@[^@\s]+$/;
+
+/** Says where a one-time link leads and until when (stderr: stdout holds only the key or the link). */
+const describeLink = (link: LinkOutput & { ok: true }, what: string): string =>
+  `${what} ${link.email}: open this one-time link before ${link.expires_at} (it works once):`;
 
 const keys = async (args: string[]): Promise<number> => {
   const config = withConfig();
@@ -71,7 +88,7 @@ const keys = async (args: string[]): Promise<number> => {
   const sub = args[0];
   if (sub === 'create') {
     const account = flag(args, '--account');
-    if (account === undefined || !/^[^@\s]+@[^@\s]+$/.test(account)) {
+    if (account === undefined || !EMAIL_ARG.test(account)) {
       errOut('sqlgate keys create: --account <email> is required');
       return 2;
     }
@@ -80,16 +97,23 @@ const keys = async (args: string[]): Promise<number> => {
       errOut('sqlgate keys create: --expires takes an ISO date, e.g. 2027-01-01');
       return 2;
     }
-    const key = await runKeyCommand(config, 'keys.create', {
+    const created = (await runAdminCommand(config, 'keys.create', {
       account,
       name: flag(args, '--name'),
       expiresAt: expires,
-    });
-    out(typeof key === 'string' ? key : '');
+    })) as { key: string; claim?: LinkOutput };
+    out(created.key);
+    if (created.claim?.ok === true) {
+      errOut(describeLink(created.claim, 'Created the account'));
+      errOut(`  ${created.claim.url}`);
+      errOut(
+        '  (`sqlgate accounts invite <email>` prints a new one; the account has no password until then)',
+      );
+    }
     return 0;
   }
   if (sub === 'list') {
-    const list = (await runKeyCommand(config, 'keys.list', {})) as Array<Record<string, unknown>>;
+    const list = (await runAdminCommand(config, 'keys.list', {})) as Array<Record<string, unknown>>;
     if (args.includes('--json')) out(JSON.stringify(list));
     else
       for (const k of list)
@@ -99,7 +123,7 @@ const keys = async (args: string[]): Promise<number> => {
     return 0;
   }
   if (sub === 'revoke' && args[1] !== undefined) {
-    const done = await runKeyCommand(config, 'keys.revoke', { id: args[1] });
+    const done = await runAdminCommand(config, 'keys.revoke', { id: args[1] });
     if (done !== true) {
       errOut(`sqlgate keys revoke: no active key ${args[1]}`);
       return 1;
@@ -109,6 +133,37 @@ const keys = async (args: string[]): Promise<number> => {
   }
   errOut(USAGE);
   return 2;
+};
+
+const accounts = async (args: string[]): Promise<number> => {
+  const config = withConfig();
+  if (!config) return 2;
+  const [sub, email] = args;
+  const command =
+    sub === 'invite' ? 'accounts.invite' : sub === 'reset-password' ? 'accounts.reset-password' : undefined;
+  if (command === undefined || email === undefined || !EMAIL_ARG.test(email)) {
+    errOut(USAGE);
+    return 2;
+  }
+  const link = (await runAdminCommand(config, command, { email })) as LinkOutput;
+  if (!link.ok) {
+    errOut(
+      link.reason === 'no-account'
+        ? `sqlgate accounts ${sub}: no account has the email ${email}`
+        : `sqlgate accounts ${sub}: ${link.email} already has a password; use \`sqlgate accounts reset-password\``,
+    );
+    return 1;
+  }
+  errOut(
+    describeLink(
+      link,
+      sub === 'invite'
+        ? `${link.account_created ? 'Created the account' : 'Claim link for'}`
+        : 'Password reset for (signs out every session)',
+    ),
+  );
+  out(link.url);
+  return 0;
 };
 
 export const main = async (argv: string[]): Promise<number> => {
@@ -127,6 +182,8 @@ export const main = async (argv: string[]): Promise<number> => {
     }
     case 'keys':
       return keys(rest);
+    case 'accounts':
+      return accounts(rest);
     case 'verify':
       return verifyCommand(rest, { stdout: out, stderr: errOut });
     case 'rewrite':

@@ -1,8 +1,9 @@
 import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import { closeServices, createServices } from '../runtime.ts';
+import { createAccountLinkService } from '../services/account-links.ts';
+import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
-import { keyCommands } from './keys.ts';
 
 /** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
 export const serve = async (config: Config): Promise<number> => {
@@ -12,18 +13,26 @@ export const serve = async (config: Config): Promise<number> => {
   const app = await buildApp(config, services);
   const address = await app.listen({ host: config.host, port: config.port });
   services.webhookDispatcher.start();
-  const commands = keyCommands(services.keys);
+  const base = config.publicUrl ?? address.replace('://[::1]', '://localhost');
+  const listening = new URL(address);
+  const commands = adminCommands({
+    keys: services.keys,
+    links: createAccountLinkService(services.db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
+    // Links point where people reach this server: SQLGATE_PUBLIC_URL, else the address it listens on.
+    baseUrl: linkBaseUrl(
+      config.publicUrl,
+      listening.hostname.replace(/^\[|\]$/g, ''),
+      Number(listening.port),
+    ),
+  });
   const admin =
     config.databaseUrl === undefined
       ? await listenAdmin(config.dataDir, async (command, args) => {
-          const fn = (
-            commands as Record<string, ((a: Record<string, unknown>) => Promise<unknown>) | undefined>
-          )[command];
+          const fn = commands[command];
           if (!fn) throw new Error(`unknown admin command ${command}`);
           return fn(args);
         })
       : undefined;
-  const base = config.publicUrl ?? address.replace('://[::1]', '://localhost');
   const keyCount = (await services.keys.list()).length;
   say('');
   say(`sqlgate 1.0.0 is listening on ${base} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { displayPrefix, formatApiKey, isWellFormedApiKey } from '../core/api-key.ts';
 import { GatewayError } from '../core/errors.ts';
-import { ensureAccount } from '../store/accounts.ts';
+import { ensureAccountReporting } from '../store/accounts.ts';
 import {
   findApiKeyForUse,
   insertApiKey,
@@ -19,11 +19,12 @@ export type Principal = { readonly accountId: string; readonly keyId: string };
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 export type ApiKeyService = {
+  /** Creates the account too when none has that email (`accountCreated`: it then has no password yet). */
   create(input: {
     accountEmail: string;
     name?: string;
     expiresAt?: Date | null;
-  }): Promise<{ key: string; record: ApiKeyRecord }>;
+  }): Promise<{ key: string; record: ApiKeyRecord; accountCreated: boolean }>;
   createForAccount(
     accountId: string,
     name: string,
@@ -79,8 +80,11 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()):
   return {
     createForAccount,
     create: async ({ accountEmail, name, expiresAt }) => {
-      const account = await ensureAccount(db, accountEmail);
-      return createForAccount(account.id, name ?? 'default', expiresAt ?? null);
+      const { account, created } = await ensureAccountReporting(db, accountEmail);
+      return {
+        ...(await createForAccount(account.id, name ?? 'default', expiresAt ?? null)),
+        accountCreated: created,
+      };
     },
     list: (accountId) => listApiKeys(db, accountId),
     revoke: (id, accountId) => {

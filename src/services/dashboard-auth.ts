@@ -2,7 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { Algorithm } from '@node-rs/argon2';
 import { hasControlCharacter } from '../core/control-characters.ts';
-import { ensureAccount, findAccountByEmail, findAccountById } from '../store/accounts.ts';
+import { ensureAccountReporting, findAccountByEmail, findAccountById } from '../store/accounts.ts';
+import { countSignupAttempts, recordSignupAttempt } from '../store/account-links.ts';
+import type { LinkPurpose } from '../store/account-links.ts';
+import { createAccountLinkService } from './account-links.ts';
 import type { Account } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
 import {
@@ -13,7 +16,6 @@ import {
   findSession,
   insertSession,
   recordLoginFailure,
-  setPasswordIfUnset,
 } from '../store/sessions.ts';
 
 /**
@@ -28,7 +30,11 @@ export const LOGIN_WINDOW_MS = 15 * 60_000;
 export const LOGIN_MAX_FAILURES = 5;
 
 export type SignUpResult =
-  { ok: true; accountId: string } | { ok: false; reason: 'invalid-email' | 'weak-password' | 'exists' };
+  | { ok: true; accountId: string }
+  | { ok: false; reason: 'invalid-email' | 'weak-password' | 'exists' }
+  | { ok: false; reason: 'rate-limited'; retryAfterSeconds: number };
+export type RedeemResult =
+  { ok: true; accountId: string } | { ok: false; reason: 'weak-password' | 'invalid-link' };
 export type SignInResult =
   | { ok: true; accountId: string }
   | { ok: false; reason: 'invalid' }
@@ -36,14 +42,26 @@ export type SignInResult =
 export type DashboardSession = { accountId: string; email: string; csrfToken: string };
 
 export type DashboardAuthService = {
-  signUp(email: string, password: string): Promise<SignUpResult>;
+  /**
+   * A new account with a password. An email that already has an account — with a password or without one
+   * (made by the CLI) — is refused the same way: only the one-time claim link printed by the CLI sets the first
+   * password of an account made without one. Attempts are limited per client IP.
+   */
+  signUp(email: string, password: string, ip: string): Promise<SignUpResult>;
   signIn(email: string, password: string, ip: string): Promise<SignInResult>;
   /** A new session (a new token every time, so a token planted before sign-in is never promoted). */
   startSession(accountId: string): Promise<{ token: string; expiresAt: Date }>;
   session(token: string): Promise<DashboardSession | undefined>;
   endSession(token: string): Promise<void>;
   account(accountId: string): Promise<Account | undefined>;
+  /** The account a live one-time link leads to (its email, for the page that asks for the password). */
+  peekLink(token: string, purpose: LinkPurpose): Promise<{ email: string } | undefined>;
+  /** Uses a one-time link: sets the password (a reset also ends every session of the account). */
+  redeemLink(token: string, purpose: LinkPurpose, password: string): Promise<RedeemResult>;
 };
+
+export type SignUpLimit = { readonly max: number; readonly windowMs: number };
+export const DEFAULT_SIGNUP_LIMIT: SignUpLimit = { max: 10, windowMs: 60 * 60_000 };
 
 /** Session tokens carry 256 random bits: a fast hash is enough, and a stolen table yields no cookies. */
 export const hashSessionToken = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -54,29 +72,36 @@ const storable = (email: string): boolean => email.length <= 254 && !hasControlC
 export const MIN_PASSWORD = 10;
 const MAX_PASSWORD = 1024;
 
-export const createDashboardAuthService = (db: Db, sessionTtlMs: number): DashboardAuthService => {
+export const createDashboardAuthService = (
+  db: Db,
+  sessionTtlMs: number,
+  opts: { signUpLimit?: SignUpLimit } = {},
+): DashboardAuthService => {
+  const signUpLimit = opts.signUpLimit ?? DEFAULT_SIGNUP_LIMIT;
+  // Peeking at and redeeming links needs no lifetime: that is set when a link is issued.
+  const links = createAccountLinkService(db, { ttlMs: 0 });
   // Verifying against a throwaway hash when the email is unknown keeps response times alike, so timing
   // does not tell which emails have accounts.
   const dummy = hash(randomBytes(16).toString('hex'), ARGON2);
 
   return {
-    signUp: async (rawEmail, password) => {
+    signUp: async (rawEmail, password, ip) => {
+      if ((await countSignupAttempts(db, ip, signUpLimit.windowMs)) >= signUpLimit.max)
+        return {
+          ok: false,
+          reason: 'rate-limited',
+          retryAfterSeconds: Math.ceil(signUpLimit.windowMs / 1000),
+        };
+      await recordSignupAttempt(db, ip, signUpLimit.windowMs);
       const email = rawEmail.trim();
       if (!storable(email) || !EMAIL.test(email)) return { ok: false, reason: 'invalid-email' };
       if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD)
         return { ok: false, reason: 'weak-password' };
+      // Hashed before the lookup, so an existing email takes as long as a new one.
       const passwordHash = await hash(password, ARGON2);
-      const existing = await findAccountByEmail(db, email);
-      if (!existing) {
-        const account = await ensureAccount(db, email, passwordHash);
-        // A concurrent sign-up may have won the race: only the hash we wrote counts as ours.
-        if (account.passwordHash === passwordHash) return { ok: true, accountId: account.id };
-        return { ok: false, reason: 'exists' };
-      }
-      // Accounts made by `sqlgate keys create --account` have no password: the first sign-up claims them.
-      if (await setPasswordIfUnset(db, existing.id, passwordHash))
-        return { ok: true, accountId: existing.id };
-      return { ok: false, reason: 'exists' };
+      const { account, created } = await ensureAccountReporting(db, email, passwordHash);
+      // An existing account is never taken over, whether it has a password or not (made by the CLI).
+      return created ? { ok: true, accountId: account.id } : { ok: false, reason: 'exists' };
     },
     signIn: async (rawEmail, password, ip) => {
       // An email the store cannot hold names no account; its failures count for the IP only.
@@ -115,5 +140,17 @@ export const createDashboardAuthService = (db: Db, sessionTtlMs: number): Dashbo
     },
     endSession: (token) => deleteSession(db, hashSessionToken(token)),
     account: (accountId) => findAccountById(db, accountId),
+    peekLink: async (token, purpose) => {
+      const link = await links.peek(token, purpose);
+      return link ? { email: link.email } : undefined;
+    },
+    redeemLink: async (token, purpose, password) => {
+      if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD)
+        return { ok: false, reason: 'weak-password' };
+      // Not hashed for a link that is not live: nothing to protect, and no work for a guessed token.
+      if (!(await links.peek(token, purpose))) return { ok: false, reason: 'invalid-link' };
+      const accountId = await links.redeem(token, purpose, await hash(password, ARGON2));
+      return accountId === undefined ? { ok: false, reason: 'invalid-link' } : { ok: true, accountId };
+    },
   };
 };

@@ -21,19 +21,26 @@ export const findAccountById = async (db: Queryable, id: string): Promise<Accoun
   return rows[0] ? toAccount(rows[0]) : undefined;
 };
 
-/** Creates the account, or returns the existing one with that email (case-insensitive). */
-export const ensureAccount = async (
+/** Creates the account, or returns the existing one with that email (case-insensitive); `created` says which. */
+export const ensureAccountReporting = async (
   db: Queryable,
   email: string,
   passwordHash: string | null = null,
-): Promise<Account> => {
+): Promise<{ account: Account; created: boolean }> => {
   const { rows } = await db.query<Row>(
     `INSERT INTO accounts (id, email, password_hash) VALUES ($1, $2, $3)
      ON CONFLICT (lower(email)) DO NOTHING RETURNING *`,
     [`acc_${randomUUID().replace(/-/g, '')}`, email, passwordHash],
   );
-  if (rows[0]) return toAccount(rows[0]);
+  if (rows[0]) return { account: toAccount(rows[0]), created: true };
   const existing = await findAccountByEmail(db, email);
   if (!existing) throw new Error('account vanished during creation');
-  return existing;
+  return { account: existing, created: false };
 };
+
+/** Creates the account, or returns the existing one with that email (case-insensitive). */
+export const ensureAccount = async (
+  db: Queryable,
+  email: string,
+  passwordHash: string | null = null,
+): Promise<Account> => (await ensureAccountReporting(db, email, passwordHash)).account;

@@ -63,16 +63,3 @@ export const countLoginFailures = async (
 export const clearLoginFailures = async (db: Queryable, email: string): Promise<void> => {
   await db.query('DELETE FROM login_failures WHERE email = lower($1)', [email]);
 };
-
-/** Sets the password of an account that has none (accounts made by `sqlgate keys create`); false otherwise. */
-export const setPasswordIfUnset = async (
-  db: Queryable,
-  accountId: string,
-  hash: string,
-): Promise<boolean> => {
-  const { rows } = await db.query<{ id: string }>(
-    'UPDATE accounts SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL RETURNING id',
-    [accountId, hash],
-  );
-  return rows.length > 0;
-};

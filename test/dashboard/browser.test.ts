@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountLinkService } from '../../src/services/account-links.ts';
 import { startReceiver, startServer } from './helpers.ts';
 import type { Receiver } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
@@ -216,5 +217,39 @@ describe.skipIf(!hasChromium)('dashboard in a browser', () => {
     await page.goto(`${base}/endpoints`);
     expect(await page.content()).toContain('No webhook endpoints yet');
     await ctx.close();
+  });
+
+  it('claims an account made by the CLI through its one-time link, and the link works once', async () => {
+    const { record } = await server.services.keys.create({
+      accountEmail: 'cli-owner@example.com',
+      name: 'cli',
+    });
+    const links = createAccountLinkService(server.services.db, { ttlMs: 3_600_000 });
+    const link = await links.invite('cli-owner@example.com', base);
+    if (!link.ok) throw new Error('no link');
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(link.url);
+    expect(await page.getByTestId('link-email').textContent()).toBe('cli-owner@example.com');
+    await shot(page, 'claim');
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.waitForURL(`${base}/overview`);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    expect(await page.content()).toContain(record.prefix);
+    await ctx.close();
+
+    // Another browser with the same link: it leads nowhere now, and signing up with the email is refused.
+    const other = await browser.newContext();
+    const late = await other.newPage();
+    const res = await late.goto(link.url);
+    expect(res?.status()).toBe(404);
+    await late.goto(`${base}/signup`);
+    await late.getByLabel('Email').fill('cli-owner@example.com');
+    await late.getByLabel('Password').fill('an attacker password');
+    await late.getByRole('button', { name: 'Sign up' }).click();
+    expect(await late.getByRole('alert').textContent()).toContain('cannot be used to sign up');
+    expect(late.url()).toBe(`${base}/signup`);
+    await other.close();
   });
 });

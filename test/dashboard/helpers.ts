@@ -10,7 +10,8 @@ export type TestServer = { app: App; services: Services; config: Config; close()
 /** A real gateway on a throwaway data dir with a tiny demo dataset. */
 export const startServer = async (env: Record<string, string> = {}): Promise<TestServer> => {
   const g = await startGatewayInProcess(
-    { SQLGATE_DEMO_SCALE: '0.01', SQLGATE_PORT: '0', ...env },
+    // These suites sign up many accounts from one address; the sign-up limit has its own test.
+    { SQLGATE_DEMO_SCALE: '0.01', SQLGATE_PORT: '0', SQLGATE_SIGNUP_LIMIT_PER_HOUR: '10000', ...env },
     'sqlgate-dash-',
   );
   return { app: g.app, services: g.services, config: g.config, close: g.close };
@@ -49,13 +50,14 @@ export class InjectClient {
       }),
     );
   }
-  async post(url: string, form: Record<string, string>): Promise<Response> {
+  async post(url: string, form: Record<string, string>, remoteAddress?: string): Promise<Response> {
     return this.remember(
       await this.app.inject({
         method: 'POST',
         url,
         headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
         payload: new URLSearchParams(form).toString(),
+        ...(remoteAddress !== undefined ? { remoteAddress } : {}),
       }),
     );
   }

@@ -244,14 +244,15 @@ describe('dashboard security', () => {
     expect((await owner.get(`/endpoints/${epId}`)).body).toContain('data-testid="endpoint-status">Enabled<');
   });
 
-  it('claims a passwordless CLI account at sign-up, but never one with a password', async () => {
+  it('never lets a sign-up claim an existing account, with a password or without one (made by the CLI)', async () => {
     await server.services.keys.create({ accountEmail: 'cli@example.com' });
     const c = new InjectClient(server.app);
-    expect((await c.signUp('cli@example.com')).statusCode).toBe(303);
-    // The dashboard shows the key the CLI made: it is the same account.
-    expect((await c.get('/keys')).body).toContain('<td>default</td>');
+    expect((await c.signUp('cli@example.com')).statusCode).toBe(409);
+    expect((await c.get('/keys')).statusCode).toBe(303);
+    const owner = new InjectClient(server.app);
+    expect((await owner.signUp('has-password@example.com')).statusCode).toBe(303);
     const thief = new InjectClient(server.app);
-    expect((await thief.signUp('CLI@example.com', 'another password')).statusCode).toBe(409);
+    expect((await thief.signUp('HAS-PASSWORD@example.com', 'another password')).statusCode).toBe(409);
   });
 
   it('renders an HTML 404 for unknown pages, and problem+json for API clients', async () => {

@@ -28,7 +28,8 @@ export const setSecurityHeaders = (reply: FastifyReply): void => {
   reply.header('Content-Security-Policy', CSP);
   reply.header('X-Frame-Options', 'DENY');
   reply.header('X-Content-Type-Options', 'nosniff');
-  reply.header('Referrer-Policy', 'same-origin');
+  // A page that carries a secret in its URL (a one-time link) sets a stricter policy first.
+  if (!reply.hasHeader('Referrer-Policy')) reply.header('Referrer-Policy', 'same-origin');
   reply.header('Cross-Origin-Opener-Policy', 'same-origin');
 };
 

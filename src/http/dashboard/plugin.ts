@@ -9,6 +9,7 @@ import { problemOf } from '../problem.ts';
 import { registerAssets } from './assets.ts';
 import type { DashboardDeps } from './deps.ts';
 import { errorPage, sendPage } from './layout.ts';
+import { registerAccountLinkPages } from './pages/account-links.ts';
 import { registerAuthPages, registerSignOut } from './pages/auth.ts';
 import { registerKeyPages } from './pages/keys.ts';
 import { registerOverviewPage } from './pages/overview.ts';
@@ -77,6 +78,7 @@ export const registerDashboard = async (app: FastifyInstance, services: Services
         if (req.method === 'POST' && !deps.signer.verify(req)) throw csrfRefused();
       });
       registerAuthPages(pub, deps);
+      registerAccountLinkPages(pub, deps);
       done();
     });
 

@@ -101,12 +101,16 @@ export const registerAuthPages = (app: FastifyInstance, deps: DashboardDeps): vo
 
   app.post('/signup', { schema: { hide: true } }, async (req, reply) => {
     const email = field(req, 'email');
-    const result = await services.dashboardAuth.signUp(email, field(req, 'password'));
+    const result = await services.dashboardAuth.signUp(email, field(req, 'password'), req.ip);
     if (result.ok) return signInAs(req, reply, result.accountId);
+    if (result.reason === 'rate-limited') reply.header('Retry-After', String(result.retryAfterSeconds));
     const error = {
       'invalid-email': 'Enter a valid email address.',
       'weak-password': `Choose a password of at least ${MIN_PASSWORD} characters.`,
-      exists: 'An account with this email already exists. Sign in instead.',
+      // The same words whether the account has a password or was made by an operator without one.
+      exists:
+        'This email cannot be used to sign up. If you have an account, sign in; if an operator created it for you, use the one-time link they gave you.',
+      'rate-limited': 'Too many sign-up attempts from your network. Try again later.',
     }[result.reason];
     const page = authPage({
       mode: 'signup',
@@ -115,7 +119,10 @@ export const registerAuthPages = (app: FastifyInstance, deps: DashboardDeps): vo
       email,
       error,
     });
-    return sendPage(reply, result.reason === 'exists' ? 409 : 422, page);
+    const status = { exists: 409, 'rate-limited': 429, 'invalid-email': 422, 'weak-password': 422 }[
+      result.reason
+    ];
+    return sendPage(reply, status, page);
   });
 };
 

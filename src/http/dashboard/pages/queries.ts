@@ -19,7 +19,8 @@ const day = (v: string | undefined): Date | undefined =>
 
 /** Unknown filter values are ignored rather than refused: the form only offers valid ones. */
 const filterOf = (q: Query): QueryLogFilter => ({
-  warehouse: q.warehouse !== undefined && /^[a-z][a-z0-9_-]{0,63}$/.test(q.warehouse) ? q.warehouse : undefined,
+  warehouse:
+    q.warehouse !== undefined && /^[a-z][a-z0-9_-]{0,63}$/.test(q.warehouse) ? q.warehouse : undefined,
   status: q.status === 'ok' || q.status === 'error' ? q.status : undefined,
   from: day(q.from),
   to: day(q.to),
