@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /**
@@ -28,6 +29,16 @@ export type Config = Readonly<{
   statementTimeoutMs: number;
   rewriteBudgetMs: number;
   rewriteDisable: readonly string[];
+  /** Threads that parse, check, rewrite, translate and price queries. */
+  sqlWorkers: number;
+  /** Time limit of a query's parse + read-only check (and of its translation + pricing), in ms: 422 past it. */
+  parseTimeoutMs: number;
+  /** Tokens a query may have (413 past it). */
+  maxQueryTokens: number;
+  /** Items in a query's longest list or AND/OR/WHEN/set-operation chain (422 past it). */
+  maxListItems: number;
+  /** Queries (POST /query, GET /cost) one account may have in progress at once in a process (429 past it). */
+  maxConcurrentPerAccount: number;
   rateLimitPerMinute: number;
   databaseUrl: string | undefined;
   webhookAllowPrivateNetworks: boolean;
@@ -101,6 +112,31 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_STATEMENT_TIMEOUT_MS', '30000', 'statement timeout (504 past it)'],
   ['SQLGATE_REWRITE_BUDGET_MS', '50', 'time budget of the rewrite per query (the original runs past it)'],
   ['SQLGATE_REWRITE_DISABLE', '', 'comma-separated rewrite rules to switch off'],
+  [
+    'SQLGATE_SQL_WORKERS',
+    'CPUs, 1 to 8',
+    'threads that parse, check, rewrite, translate and price queries, off the thread that serves requests',
+  ],
+  [
+    'SQLGATE_PARSE_TIMEOUT_MS',
+    '5000',
+    'time limit of parsing + the read-only check (and of translating + pricing) a query (422 query-too-complex past it; the query does not run)',
+  ],
+  [
+    'SQLGATE_MAX_QUERY_TOKENS',
+    '100000',
+    'tokens a query may have, checked before parsing (413 query-too-large)',
+  ],
+  [
+    'SQLGATE_MAX_LIST_ITEMS',
+    '10000',
+    'items in one list (IN, VALUES, select list, arguments) or AND/OR/WHEN/UNION chain, checked before parsing (422 query-too-complex)',
+  ],
+  [
+    'SQLGATE_MAX_CONCURRENT_PER_ACCOUNT',
+    '4',
+    'queries (POST /query, GET /cost) one account may have in progress at once, across its keys (429 too-many-concurrent-queries)',
+  ],
   ['SQLGATE_RATE_LIMIT_PER_MINUTE', '600', 'requests per minute per API key (429 past it)'],
   ['SQLGATE_DATABASE_URL', '', 'postgres://… state store (default: embedded PGlite under the data dir)'],
   ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
@@ -254,6 +290,11 @@ export const loadConfig = (env: Env): Config => {
       .map((s) => s.trim())
       .filter(Boolean),
     rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    sqlWorkers: int(env, 'SQLGATE_SQL_WORKERS', Math.max(1, Math.min(8, availableParallelism())), 1, 64),
+    parseTimeoutMs: int(env, 'SQLGATE_PARSE_TIMEOUT_MS', 5_000, 10, 600_000),
+    maxQueryTokens: int(env, 'SQLGATE_MAX_QUERY_TOKENS', 100_000, 10, 100_000_000),
+    maxListItems: int(env, 'SQLGATE_MAX_LIST_ITEMS', 10_000, 2, 100_000_000),
+    maxConcurrentPerAccount: int(env, 'SQLGATE_MAX_CONCURRENT_PER_ACCOUNT', 4, 1, 100_000),
     databaseUrl: url(env, 'SQLGATE_DATABASE_URL', ['postgres', 'postgresql']),
     webhookAllowPrivateNetworks: bool(env, 'SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
     webhookTimeoutMs: int(env, 'SQLGATE_WEBHOOK_TIMEOUT_MS', 15_000, 10, 600_000),

@@ -3,14 +3,17 @@ import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
 import { RULES } from './core/rewrite/rules/index.ts';
 import { DEFAULT_AURORA_PRICES } from './core/cost/models/aurora-explain.ts';
-import { bigQueryByteModel } from './core/cost/models/bigquery-bytes.ts';
-import { auroraHeuristic, snowflakeHeuristic } from './core/cost/models/heuristic.ts';
-import { partitionsByConstantRanges } from './core/cost/models/partition-selector.ts';
+import { costModelOf } from './core/cost/models/index.ts';
+import type { CostModelSpec } from './core/cost/models/index.ts';
 import { createMetrics } from './http/metrics.ts';
 import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createDashboardAuthService } from './services/dashboard-auth.ts';
+import { createAccountConcurrency } from './services/account-concurrency.ts';
+import type { AccountConcurrency } from './services/account-concurrency.ts';
 import { createQueryService } from './services/run-query.ts';
+import { createSqlWorkerPool } from './services/sql-worker-pool.ts';
+import type { SqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { QueryOutbox, QueryService } from './services/run-query.ts';
 import { createVerifyService } from './services/verify-results.ts';
 import { createWebhookService } from './services/webhooks.ts';
@@ -82,16 +85,26 @@ export const openDispatchingStore = async (
 
 /** Aurora: connected through SQLGATE_AURORA_URL (its scheme picks PostgreSQL or MySQL), else local on DuckDB. */
 const auroraWarehouse = (config: Config, local: WarehouseAdapter): Warehouse => {
-  const costModel = auroraHeuristic({
+  const costSpec: CostModelSpec = {
+    kind: 'aurora-heuristic',
     usdPerMillionIo: config.auroraUsdPerMillionIo,
     usdPerAcuHour: config.auroraUsdPerAcuHour,
-  });
+  };
+  const costModel = costModelOf(costSpec);
   const pricing = {
     usd_per_million_io: config.auroraUsdPerMillionIo,
     usd_per_acu_hour: config.auroraUsdPerAcuHour,
   };
   if (config.auroraUrl === undefined) {
-    return { name: 'aurora', mode: 'local', dialect: 'postgres', adapter: local, costModel, pricing };
+    return {
+      name: 'aurora',
+      mode: 'local',
+      dialect: 'postgres',
+      adapter: local,
+      costModel,
+      costSpec,
+      pricing,
+    };
   }
   const adapter = openAurora({
     url: config.auroraUrl,
@@ -100,24 +113,47 @@ const auroraWarehouse = (config: Config, local: WarehouseAdapter): Warehouse => 
     catalogTtlMs: config.catalogTtlMs,
     ...(config.auroraTls ? { tls: config.auroraTls } : {}),
   });
-  return { name: 'aurora', mode: 'connected', dialect: adapter.dialect, adapter, costModel, pricing };
+  return {
+    name: 'aurora',
+    mode: 'connected',
+    dialect: adapter.dialect,
+    adapter,
+    costModel,
+    costSpec,
+    pricing,
+  };
 };
 
-/** The query service as configured (rewrite switches, limits, timeouts, prices). */
+const withCostModel = (costSpec: CostModelSpec) => ({ costSpec, costModel: costModelOf(costSpec) });
+
+/** The SQL worker pool of a process (sql-worker-pool.ts); `closeServices` stops it. */
+export const sqlPoolFor = (config: Config): SqlWorkerPool =>
+  createSqlWorkerPool({ threads: config.sqlWorkers });
+
+/**
+ * The query service as configured (rewrite switches, limits, timeouts, prices), on the process's SQL worker
+ * pool and its per-account concurrency count (pass the ones of the services it serves beside).
+ */
 export const queryServiceFor = (
   config: Config,
   db: Db,
   warehouses: WarehouseRegistry,
-  outbox?: QueryOutbox,
+  outbox: QueryOutbox | undefined,
+  shared: { sqlPool: SqlWorkerPool; concurrency?: AccountConcurrency },
 ): QueryService =>
   createQueryService({
     db,
     warehouses,
     defaultWarehouse: config.defaultWarehouse,
+    sqlPool: shared.sqlPool,
+    concurrency: shared.concurrency ?? createAccountConcurrency(config.maxConcurrentPerAccount),
     settings: {
       budgetMs: config.rewriteBudgetMs,
       disabled: new Set(config.rewriteDisable),
       maxQueryBytes: config.maxQueryBytes,
+      maxQueryTokens: config.maxQueryTokens,
+      maxListItems: config.maxListItems,
+      parseTimeoutMs: config.parseTimeoutMs,
     },
     statementTimeoutMs: config.statementTimeoutMs,
     auroraPrices: {
@@ -167,10 +203,7 @@ export const createServices = async (
       mode: 'local',
       dialect: 'bigquery',
       adapter: local,
-      costModel: bigQueryByteModel({
-        usdPerTib: config.bigqueryUsdPerTib,
-        partitions: partitionsByConstantRanges,
-      }),
+      ...withCostModel({ kind: 'bigquery-bytes', usdPerTib: config.bigqueryUsdPerTib }),
       pricing: {
         usd_per_tib: config.bigqueryUsdPerTib,
         minimum_mib_per_table: 10,
@@ -182,7 +215,8 @@ export const createServices = async (
       mode: 'local',
       dialect: 'snowflake',
       adapter: local,
-      costModel: snowflakeHeuristic({
+      ...withCostModel({
+        kind: 'snowflake-heuristic',
         usdPerCredit: config.snowflakeUsdPerCredit,
         creditsPerHour: config.snowflakeWarehouseCreditsPerHour,
       }),
@@ -200,7 +234,8 @@ export const createServices = async (
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     notify: () => webhookDispatcher.wake(),
   });
-  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox);
+  const sqlPool = sqlPoolFor(config);
+  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, { sqlPool });
   return {
     db,
     warehouses: registry,
@@ -213,12 +248,14 @@ export const createServices = async (
     }),
     webhooks,
     webhookDispatcher,
+    sqlPool,
     ...(foreground ? { foreground } : {}),
   };
 };
 
 export const closeServices = async (s: Services): Promise<void> => {
   await s.webhookDispatcher.stop();
+  await s.sqlPool.close();
   await s.warehouses.close();
   await s.db.close();
 };

@@ -66,7 +66,9 @@ describe.each(stores)('POST /query on the %s store', (store, env) => {
     ({ db: counted, calls } = countingDb(gw.services.db));
     const keys = createApiKeyService(counted);
     const webhooks = createWebhookService({ db: counted, allowPrivateNetworks: true });
-    const queries = queryServiceFor(gw.config, counted, gw.services.warehouses, webhooks.queryOutbox);
+    const queries = queryServiceFor(gw.config, counted, gw.services.warehouses, webhooks.queryOutbox, {
+      sqlPool: gw.services.sqlPool,
+    });
     app = await buildApp(
       gw.config,
       { ...gw.services, db: counted, keys, queries, webhooks },

@@ -45,6 +45,8 @@ describe.skipIf(BASE_URL === undefined)('webhooks with two gateway processes on 
         SQLGATE_DEMO_SCALE: TEST_DEMO_SCALE,
         SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         SQLGATE_RATE_LIMIT_PER_MINUTE: '1000000',
+        // Eight clients share one key (one account): more than the default 4 queries in progress at once.
+        SQLGATE_MAX_CONCURRENT_PER_ACCOUNT: '64',
         SQLGATE_LOG_LEVEL: 'warn',
       };
     };

@@ -27,6 +27,7 @@ const config = loadConfig({
   SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   SQLGATE_LOG_LEVEL: 'silent',
   SQLGATE_RATE_LIMIT_PER_MINUTE: '1000000',
+  SQLGATE_MAX_CONCURRENT_PER_ACCOUNT: '1000',
   ...(process.env.SQLGATE_DATABASE_URL ? { SQLGATE_DATABASE_URL: process.env.SQLGATE_DATABASE_URL } : {}),
 });
 const services = await createServices(config, { progress: () => {}, metrics: false });

@@ -8,6 +8,7 @@ import type { WebhookService } from '../services/webhooks.ts';
 import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 import type { ForegroundGauge } from '../jobs/foreground.ts';
+import type { SqlWorkerPool } from '../services/sql-worker-pool.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -21,6 +22,8 @@ export type Services = {
   readonly webhooks: WebhookService;
   /** Delivers the webhook outbox; `sqlgate serve` starts it (tests may too), closeServices stops it. */
   readonly webhookDispatcher: Dispatcher;
+  /** Threads that parse, check, rewrite and price queries; closeServices stops them. */
+  readonly sqlPool: SqlWorkerPool;
   /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
   readonly foreground?: ForegroundGauge;
 };

@@ -1,9 +1,7 @@
-import type { Catalog } from '../core/catalog.ts';
 import { roundUsd } from '../core/cost/model.ts';
 import type { CostEstimate, CostMethod } from '../core/cost/model.ts';
 import { auroraExplainCost } from '../core/cost/models/aurora-explain.ts';
 import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
-import type { Statement } from '../core/sql/tree.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
 
 export type CostReport = {
@@ -15,18 +13,6 @@ export type CostReport = {
   method: CostMethod;
   bytes_processed?: { original: number; optimized: number };
   assumptions: Readonly<Record<string, number | string | boolean>>;
-};
-
-/** Prices the original and the rewritten statement with the warehouse's static model; nothing runs. */
-export const priceStatements = (
-  warehouse: Warehouse,
-  catalog: Catalog,
-  original: Statement,
-  optimized: Statement,
-): CostReport => {
-  const a: CostEstimate = warehouse.costModel.estimate(original, catalog);
-  const b: CostEstimate = original === optimized ? a : warehouse.costModel.estimate(optimized, catalog);
-  return report(warehouse, a, b);
 };
 
 const report = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
@@ -52,17 +38,18 @@ const prefixed = (p: string, o: Readonly<Record<string, number | string | boolea
   );
 
 /**
- * Prices from the warehouse's own plan where it has one (EXPLAIN on a connected Aurora), else with the
- * static model. A failing EXPLAIN falls back to the model and says so in `assumptions`.
+ * Prices from the warehouse's own plan where it has one (EXPLAIN on a connected Aurora), else the static model's
+ * estimates (computed with the rewrite, in the SQL worker pool). A failing EXPLAIN falls back to those and says
+ * so in `assumptions`.
  */
 export const priceQuery = async (
   warehouse: Warehouse,
-  catalog: Catalog,
-  original: { stmt: Statement; sql: string },
-  optimized: { stmt: Statement; sql: string },
+  original: { sql: string; estimate: CostEstimate },
+  optimized: { sql: string; estimate: CostEstimate },
   prices: AuroraPrices,
 ): Promise<CostReport> => {
   const adapter = warehouse.adapter;
+  const fromModel = (): CostReport => report(warehouse, original.estimate, optimized.estimate);
   if (warehouse.mode === 'connected' && adapter.capabilities.explain && adapter.explain) {
     try {
       const planA = await adapter.explain(original.sql);
@@ -76,7 +63,7 @@ export const priceQuery = async (
       });
       return report(warehouse, est(costA), est(costB));
     } catch (e) {
-      const fallback = priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
+      const fallback = fromModel();
       return {
         ...fallback,
         assumptions: {
@@ -86,5 +73,5 @@ export const priceQuery = async (
       };
     }
   }
-  return priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
+  return fromModel();
 };

@@ -1,39 +1,44 @@
 import { GatewayError } from '../core/errors.ts';
-import { rewriteStatement } from '../core/rewrite/engine.ts';
-import type { RewriteOutcome } from '../core/rewrite/engine.ts';
-import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
-import { checkReadOnly, checkReadOnlyTokens } from '../core/sql/read-only.ts';
-import type { Catalog } from '../core/catalog.ts';
-import type { Statement } from '../core/sql/tree.ts';
+import type { CostEstimate } from '../core/cost/model.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
+import type { SqlWorkerPool } from './sql-worker-pool.ts';
 
 export type RewriteSettings = {
   readonly budgetMs: number;
   readonly disabled: ReadonlySet<string>;
   readonly maxQueryBytes: number;
+  /** Tokens a query may have (413 past it); items in its longest list or AND/OR chain (422 past it). */
+  readonly maxQueryTokens: number;
+  readonly maxListItems: number;
+  /** Time limit of parsing + checking, and of translating + pricing, in the SQL worker pool (422 past it). */
+  readonly parseTimeoutMs: number;
 };
 
-/** A query checked and rewritten, ready to price and run. `statement` is absent for texts too deep to parse. */
+/** A query checked and rewritten, ready to price and run. Plain text and numbers: no tree. */
 export type PreparedQuery = {
-  readonly original: Statement | undefined;
-  readonly rewrite: RewriteOutcome | undefined;
   readonly sql: string;
-  readonly catalog: Catalog;
-  /** The SQL to send, in the warehouse's dialect. */
+  /** The SQL in the warehouse's dialect: the rewritten query, or the original when `fallback`. */
   readonly rewrittenSql: string;
   readonly rulesApplied: readonly string[];
   readonly fallback: boolean;
+  /** What the adapter runs (DuckDB in local mode); '' when not asked to translate. */
+  readonly toRun: string;
+  /** The static model's prices of the original and of the rewritten query; undefined for texts too deep. */
+  readonly costs: { readonly original: CostEstimate; readonly optimized: CostEstimate } | undefined;
 };
 
 /**
- * Size check, parse (400 invalid-sql with line and column), read-only check on the tree (403), then the
- * rewrite, which never fails a query: on any trouble the original runs and `fallback` is true. A text the
- * parser refuses as too deeply nested is checked token by token and runs as it is.
+ * Size check here (413), then everything else in the SQL worker pool (sql-work.ts), off the thread that
+ * serves requests: the token caps (413/422), parse (400 invalid-sql with line and column), read-only check
+ * (403), rewrite (a rewrite never fails a query: on any trouble the original runs and `fallback` is true),
+ * translation for local mode and the static prices.
  */
 export const prepareQuery = async (
   warehouse: Warehouse,
   sql: string,
   settings: RewriteSettings,
+  pool: SqlWorkerPool,
+  opts: { translate: boolean; signal?: AbortSignal },
 ): Promise<PreparedQuery> => {
   if (Buffer.byteLength(sql, 'utf8') > settings.maxQueryBytes) {
     throw new GatewayError(
@@ -45,48 +50,20 @@ export const prepareQuery = async (
     );
   }
   if (sql.trim() === '') throw new GatewayError('invalid-sql', 'The query is empty.');
-  const parsed = parseSql(sql, warehouse.dialect);
   const catalog = await warehouse.adapter.introspect();
-  if (!parsed.ok) {
-    if (parsed.failure.kind === 'syntax') {
-      const { line, column } = parsed.failure;
-      throw new GatewayError('invalid-sql', parsed.failure.message, {
-        ...(line !== undefined ? { line } : {}),
-        ...(column !== undefined ? { column } : {}),
-      });
-    }
-    const tokens = tokenizeSql(sql, warehouse.dialect);
-    if (!tokens) throw new GatewayError('invalid-sql', 'The query could not be read.');
-    const verdict = checkReadOnlyTokens(tokens);
-    if (!verdict.ok) throw new GatewayError('statement-not-allowed', verdict.reason);
-    return {
-      original: undefined,
-      rewrite: undefined,
+  const prepared = await pool.prepare(
+    {
       sql,
-      catalog,
-      rewrittenSql: sql,
-      rulesApplied: [],
-      fallback: true,
-    };
-  }
-  const verdict = checkReadOnly(parsed.statements);
-  if (!verdict.ok) throw new GatewayError('statement-not-allowed', verdict.reason);
-  const original = parsed.statements[0] as Statement;
-  const rewrite = rewriteStatement(original, sql, {
-    dialect: warehouse.dialect,
+      dialect: warehouse.dialect,
+      runDialect: warehouse.adapter.dialect,
+      costSpec: warehouse.costSpec,
+      rewrite: { disabled: [...settings.disabled], budgetMs: settings.budgetMs },
+      translate: opts.translate,
+      caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
+    },
     catalog,
-    disabled: settings.disabled,
-    budgetMs: settings.budgetMs,
-    now: () => performance.now(),
-    cost: (stmt) => warehouse.costModel.estimate(stmt, catalog).usd,
-  });
-  return {
-    original,
-    rewrite,
-    sql,
-    catalog,
-    rewrittenSql: rewrite.sql,
-    rulesApplied: rewrite.rulesApplied,
-    fallback: rewrite.fallback,
-  };
+    { budgetMs: settings.budgetMs, timeLimitMs: settings.parseTimeoutMs },
+    opts.signal,
+  );
+  return { sql, ...prepared };
 };

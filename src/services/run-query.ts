@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
-import { toDuckDb, transpileSql } from '../core/sql/print.ts';
-import type { Statement } from '../core/sql/tree.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
 import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
@@ -11,8 +9,10 @@ import type { Principal } from './api-keys.ts';
 import { priceQuery } from './estimate-cost.ts';
 import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
 import type { CostReport } from './estimate-cost.ts';
+import type { AccountConcurrency } from './account-concurrency.ts';
 import { prepareQuery } from './prepare-query.ts';
 import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
+import type { SqlWorkerPool } from './sql-worker-pool.ts';
 
 export type QueryResult = {
   trace_id: string;
@@ -43,7 +43,12 @@ export type QueryService = {
     traceId: string;
     signal?: AbortSignal;
   }): Promise<QueryResult>;
-  cost(input: { sql: string; warehouse?: string }): Promise<CostReport>;
+  cost(input: {
+    sql: string;
+    warehouse?: string;
+    principal?: Principal;
+    signal?: AbortSignal;
+  }): Promise<CostReport>;
   resolve(name: string | undefined): Warehouse;
 };
 
@@ -57,6 +62,10 @@ export const createQueryService = (deps: {
   statementTimeoutMs: number;
   auroraPrices: AuroraPrices;
   outbox?: QueryOutbox;
+  /** Parses, checks, rewrites, translates and prices off the thread that serves requests. */
+  sqlPool: SqlWorkerPool;
+  /** Queries in progress per account (429 past the limit). */
+  concurrency: AccountConcurrency;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
@@ -72,21 +81,11 @@ export const createQueryService = (deps: {
     return deps.warehouses.get(n);
   };
 
-  const costOf = async (w: Warehouse, p: PreparedQuery, fallback = p.fallback): Promise<CostReport> => {
-    if (!p.original || !p.rewrite) return zeroCost(w);
-    const original = { stmt: p.original, sql: p.sql };
-    const optimized = fallback ? original : { stmt: p.rewrite.statement, sql: p.rewrittenSql };
-    return priceQuery(w, p.catalog, original, optimized, deps.auroraPrices);
-  };
-
-  /** The SQL the adapter runs: the warehouse dialect itself, or DuckDB in local mode. */
-  const executable = (w: Warehouse, stmt: Statement | undefined, sql: string): string => {
-    if (w.adapter.dialect === w.dialect) return sql;
-    const out = stmt
-      ? toDuckDb(stmt, w.dialect, { dropQualifiers: true })
-      : transpileSql(sql, w.dialect, w.adapter.dialect, true);
-    if (!out.ok) throw new GatewayError('query-failed', `Local mode cannot run this query: ${out.message}`);
-    return out.sql;
+  const costOf = async (w: Warehouse, p: PreparedQuery): Promise<CostReport> => {
+    if (!p.costs) return zeroCost(w);
+    const original = { sql: p.sql, estimate: p.costs.original };
+    const optimized = p.fallback ? original : { sql: p.rewrittenSql, estimate: p.costs.optimized };
+    return priceQuery(w, original, optimized, deps.auroraPrices);
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
@@ -99,10 +98,18 @@ export const createQueryService = (deps: {
 
   return {
     resolve,
-    cost: async ({ sql, warehouse }) => {
+    cost: async ({ sql, warehouse, principal, signal }) => {
       const w = resolve(warehouse);
-      const p = await prepareQuery(w, sql, deps.settings);
-      return costOf(w, p);
+      const release = principal ? deps.concurrency.acquire(principal.accountId) : undefined;
+      try {
+        const p = await prepareQuery(w, sql, deps.settings, deps.sqlPool, {
+          translate: false,
+          ...(signal ? { signal } : {}),
+        });
+        return await costOf(w, p);
+      } finally {
+        release?.();
+      }
     },
     run: async ({ principal, sql, warehouse, traceId, signal }) => {
       const started = performance.now();
@@ -115,27 +122,21 @@ export const createQueryService = (deps: {
         originalSql: sql,
       };
       let prepared: PreparedQuery | undefined;
+      // Before anything else (the SQL workers too): one account cannot take every thread and connection.
+      const release = deps.concurrency.acquire(principal.accountId);
       try {
-        prepared = await prepareQuery(w, sql, deps.settings);
-        let { rewrittenSql, fallback } = prepared;
-        let rules = prepared.rulesApplied;
-        let toRun: string;
-        try {
-          toRun = executable(w, prepared.rewrite?.statement ?? prepared.original, rewrittenSql);
-        } catch (e) {
-          // The rewritten form could not be translated: run the original instead (a rewrite never fails a query).
-          if (prepared.rewrite?.statement === prepared.original) throw e;
-          toRun = executable(w, prepared.original, sql);
-          rewrittenSql = sql;
-          fallback = true;
-          rules = [];
-        }
+        prepared = await prepareQuery(w, sql, deps.settings, deps.sqlPool, {
+          translate: true,
+          ...(signal ? { signal } : {}),
+        });
+        const { rewrittenSql, fallback, toRun } = prepared;
+        const rules = prepared.rulesApplied;
         const outcome = await w.adapter.execute(toRun, {
           timeoutMs: deps.statementTimeoutMs,
           integerDivision: w.dialect === 'postgres',
           ...(signal ? { signal } : {}),
         });
-        const cost = await costOf(w, prepared, fallback);
+        const cost = await costOf(w, prepared);
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -184,6 +185,8 @@ export const createQueryService = (deps: {
           errorCode: isGatewayError(e) ? e.code : 'internal',
         }).catch(() => undefined);
         throw e;
+      } finally {
+        release();
       }
     },
   };

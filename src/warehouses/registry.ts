@@ -1,4 +1,5 @@
 import type { CostModel } from '../core/cost/model.ts';
+import type { CostModelSpec } from '../core/cost/models/index.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import type { WarehouseAdapter } from './adapter.ts';
 
@@ -17,6 +18,8 @@ export type Warehouse = {
   readonly dialect: SqlDialect;
   readonly adapter: WarehouseAdapter;
   readonly costModel: CostModel;
+  /** The same model as plain data, rebuilt by the SQL worker threads that rewrite and price queries. */
+  readonly costSpec: CostModelSpec;
   /** Prices and sizes the cost model assumes, for GET /warehouses. */
   readonly pricing: Readonly<Record<string, number | string>>;
 };

@@ -264,14 +264,14 @@ describe('header fields are capped (431); the request line is not counted', () =
     const items: string[] = [];
     let size = Buffer.byteLength(head) + 1;
     for (let i = 0; ; i++) {
-      const item = `${i === 0 ? '' : ', '}'${'é'.repeat(3)}${i}'`;
+      const item = `${i === 0 ? '' : ', '}'${'é'.repeat(100)}${i}'`;
       if (size + Buffer.byteLength(item) > gw.config.maxQueryBytes) break;
       items.push(item);
       size += Buffer.byteLength(item);
     }
     const query = `${head}${items.join('')})`;
     const bytes = Buffer.byteLength(query);
-    expect(bytes).toBeGreaterThan(gw.config.maxQueryBytes - 64);
+    expect(bytes).toBeGreaterThan(gw.config.maxQueryBytes - 256);
     expect(bytes).toBeLessThanOrEqual(gw.config.maxQueryBytes);
     const res = await raw(`/cost?query=${encodeURIComponent(query)}`, gw.auth);
     expect(encodeURIComponent(query).length).toBeGreaterThan(2 * 1024 * 1024);

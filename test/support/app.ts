@@ -70,7 +70,9 @@ export const startTestGateway = async (env: Record<string, string> = {}): Promis
     auth: { authorization: `Bearer ${key}` },
     variant: async (more) => {
       const cfg = loadConfig({ SQLGATE_DATA_DIR: dataDir, SQLGATE_LOG_LEVEL: 'silent', ...env, ...more });
-      const queries = queryServiceFor(cfg, services.db, services.warehouses);
+      const queries = queryServiceFor(cfg, services.db, services.warehouses, undefined, {
+        sqlPool: services.sqlPool,
+      });
       const variant = await buildApp(cfg, { ...services, queries }, { logger: false });
       variants.push(variant);
       await variant.ready();

@@ -16,10 +16,23 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
         response: { 200: CostReportSchema, ...problems(400, 403, 422, 503, ...AUTH_ERRORS) },
       },
     },
-    async (req) =>
-      services.queries.cost({
-        sql: req.query.query,
-        ...(req.query.warehouse !== undefined ? { warehouse: req.query.warehouse } : {}),
-      }),
+    async (req) => {
+      // The client going away stops the query's preparation in the SQL worker pool.
+      const controller = new AbortController();
+      const onClose = (): void => {
+        if (!req.raw.socket.writable) controller.abort();
+      };
+      req.raw.socket.once('close', onClose);
+      try {
+        return await services.queries.cost({
+          sql: req.query.query,
+          ...(req.query.warehouse !== undefined ? { warehouse: req.query.warehouse } : {}),
+          ...(req.principal ? { principal: req.principal } : {}),
+          signal: controller.signal,
+        });
+      } finally {
+        req.raw.socket.off('close', onClose);
+      }
+    },
   );
 };
