@@ -25,4 +25,5 @@ export const problems = (...statuses: number[]): Record<number, unknown> =>
     ]),
   );
 
-export const AUTH_ERRORS = [401, 413, 429, 500] as const;
+/** Every authenticated operation may answer these (431: header fields past SQLGATE_MAX_HEADER_BYTES). */
+export const AUTH_ERRORS = [401, 413, 429, 431, 500] as const;
