@@ -121,6 +121,12 @@ export const createSqlWorkerPool = (opts: {
     } catch (e) {
       switch (stopped) {
         case undefined:
+          // A thread that ran out of memory on a query: the query is too much, not the gateway broken.
+          if ((e as NodeJS.ErrnoException | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+            throw new GatewayError(
+              'query-too-complex',
+              'The query needed more memory than a SQL worker has.',
+            );
           throw e;
         case 'rewrite':
           return 'rewrite-overrun';
