@@ -87,7 +87,14 @@ const main = async (): Promise<void> => {
   const key = (await runCli(['keys', 'create', '--account', 'bench@example.com'], env)).trim();
   const gw = await startGatewayProcess(env);
   const auth = { authorization: `Bearer ${key}` };
-  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+  let commit = 'unknown (not a git checkout)';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: 'pipe' })
+      .toString()
+      .trim();
+  } catch {
+    // an exported tree, e.g. an older commit checked out elsewhere for a before/after comparison
+  }
   console.log(`commit ${commit}, node ${NODE}, load average ${loadavg().map(fmt).join(' ')}`);
   for (const [name, q] of Object.entries(QUERIES)) console.log(`${name}: ${q.length} bytes`);
   try {
@@ -130,6 +137,27 @@ const main = async (): Promise<void> => {
         }
       }
     }
+    // What the hop to a worker thread costs an ordinary query: sequential GET /cost and POST /query, small query.
+    const small =
+      "SELECT o_orderpriority, count(*) FROM orders WHERE o_orderdate >= DATE '1995-01-01' GROUP BY 1";
+    const lat: Record<string, number[]> = { 'GET /cost': [], 'POST /query': [] };
+    for (let i = 0; i < 400; i++) {
+      const t = performance.now();
+      const res =
+        i % 2 === 0
+          ? await fetch(`${gw.url}/cost?query=${encodeURIComponent(small)}`, { headers: auth })
+          : await fetch(`${gw.url}/query`, {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({ query: small }),
+            });
+      await res.arrayBuffer();
+      if (i >= 40) lat[i % 2 === 0 ? 'GET /cost' : 'POST /query']?.push(performance.now() - t);
+    }
+    console.log('\n| small query, sequential (180 each after warm-up) | p50 ms | p99 ms |');
+    console.log('|---|---:|---:|');
+    for (const [route, xs] of Object.entries(lat))
+      console.log(`| ${route} | ${fmt(quantile(xs, 0.5))} | ${fmt(quantile(xs, 0.99))} |`);
     console.log(
       '\n| round | during | heavy request (status, time) | healthz p50 ms | p99 ms | max ms | max / baseline p99 |',
     );

@@ -1,5 +1,7 @@
+import { isMainThread } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { Catalog } from '../core/catalog.ts';
+import { niceThisThread } from '../jobs/thread-priority.ts';
 import { runSqlTask } from './sql-work.ts';
 import type { SqlOutcome, SqlPhase, SqlTask } from './sql-work.ts';
 
@@ -17,6 +19,9 @@ export type WorkerRequest = {
 };
 export type WorkerReply = SqlOutcome | { ok: false; needCatalog: true };
 export type WorkerPhase = 'started' | SqlPhase;
+
+// Below the thread that serves requests: when CPUs are short, answering requests comes before parsing.
+if (!isMainThread) niceThisThread(5);
 
 /** The latest catalogs by id; a handful is plenty (one per warehouse, plus one being replaced). */
 const catalogs = new Map<number, Catalog>();
