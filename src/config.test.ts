@@ -9,8 +9,9 @@ describe('loadConfig', () => {
       port: 8080,
       defaultWarehouse: 'bigquery',
       maxBodyBytes: 100 * 1024 * 1024,
-      bigqueryUsdPerTib: 6.25,
     });
+    expect(c.warehouses.bigquery).toMatchObject({ usdPerTib: 6.25 });
+    expect(c.warehouses.aurora).toMatchObject({ url: undefined, poolSize: 10 });
     expect(Object.isFrozen(c)).toBe(true);
   });
   it.each([
@@ -19,6 +20,9 @@ describe('loadConfig', () => {
     ['SQLGATE_DEFAULT_WAREHOUSE', 'oracle'],
     ['SQLGATE_BIGQUERY_USD_PER_TIB', '-1'],
     ['SQLGATE_AURORA_URL', 'redis://x'],
+    ['SQLGATE_AURORA_TLS', 'sometimes'],
+    ['SQLGATE_AURORA_TLS_CA_FILE', '/nonexistent/ca.pem'],
+    ['SQLGATE_SNOWFLAKE_CREDITS_PER_HOUR', 'many'],
     ['SQLGATE_DATABASE_URL', 'not a url'],
     ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'maybe'],
     ['SQLGATE_STATEMENT_TIMEOUT_MS', '1.5'],

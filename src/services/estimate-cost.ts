@@ -1,10 +1,8 @@
-import type { Catalog } from '../core/catalog.ts';
 import { roundUsd } from '../core/cost/model.ts';
 import type { CostEstimate, CostMethod } from '../core/cost/model.ts';
-import { auroraExplainCost } from '../core/cost/models/aurora-explain.ts';
-import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
-import type { Statement } from '../core/sql/tree.ts';
+import type { CostInput } from '../warehouses/cost-port.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
+import type { PreparedQuery } from './prepare-query.ts';
 
 export type CostReport = {
   original_cost: number;
@@ -17,16 +15,10 @@ export type CostReport = {
   assumptions: Readonly<Record<string, number | string | boolean>>;
 };
 
-/** Prices the original and the rewritten statement with the warehouse's static model; nothing runs. */
-export const priceStatements = (
-  warehouse: Warehouse,
-  catalog: Catalog,
-  original: Statement,
-  optimized: Statement,
-): CostReport => {
-  const a: CostEstimate = warehouse.costModel.estimate(original, catalog);
-  const b: CostEstimate = original === optimized ? a : warehouse.costModel.estimate(optimized, catalog);
-  return report(warehouse, a, b);
+export type PricedQuery = {
+  readonly report: CostReport;
+  /** Why the warehouse refused the rewritten form (the original must run instead), when it did. */
+  readonly optimizedRefused?: string;
 };
 
 const report = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
@@ -52,39 +44,31 @@ const prefixed = (p: string, o: Readonly<Record<string, number | string | boolea
   );
 
 /**
- * Prices from the warehouse's own plan where it has one (EXPLAIN on a connected Aurora), else with the
- * static model. A failing EXPLAIN falls back to the model and says so in `assumptions`.
+ * Prices a prepared query's original and rewritten forms through the warehouse's cost port (its static model,
+ * its plan or its dry run), reusing the estimates the rewrite engine made. With `fallback`, the original
+ * is what runs, so both sides are the original. Nothing is executed.
  */
 export const priceQuery = async (
   warehouse: Warehouse,
-  catalog: Catalog,
-  original: { stmt: Statement; sql: string },
-  optimized: { stmt: Statement; sql: string },
-  prices: AuroraPrices,
-): Promise<CostReport> => {
-  const adapter = warehouse.adapter;
-  if (warehouse.mode === 'connected' && adapter.capabilities.explain && adapter.explain) {
-    try {
-      const planA = await adapter.explain(original.sql);
-      const planB = original.sql === optimized.sql ? planA : await adapter.explain(optimized.sql);
-      const costA = auroraExplainCost(planA, prices);
-      const costB = auroraExplainCost(planB, prices);
-      const est = (c: typeof costA): CostEstimate => ({
-        usd: roundUsd(c.usd),
-        method: 'explain',
-        assumptions: c.assumptions,
-      });
-      return report(warehouse, est(costA), est(costB));
-    } catch (e) {
-      const fallback = priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
-      return {
-        ...fallback,
-        assumptions: {
-          ...fallback.assumptions,
-          explain_failed: e instanceof Error ? e.message.slice(0, 200) : 'explain failed',
-        },
-      };
-    }
-  }
-  return priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
+  p: PreparedQuery,
+  fallback: boolean,
+): Promise<PricedQuery> => {
+  const original: CostInput = {
+    sql: p.sql,
+    ...(p.original ? { statement: p.original } : {}),
+    ...(p.rewrite?.costs ? { known: p.rewrite.costs.original } : {}),
+  };
+  const optimized: CostInput =
+    fallback || p.rewrite === undefined
+      ? original
+      : {
+          sql: p.rewrittenSql,
+          statement: p.rewrite.statement,
+          ...(p.rewrite.costs ? { known: p.rewrite.costs.result } : {}),
+        };
+  const pair = await warehouse.cost.price(original, optimized, p.catalog);
+  return {
+    report: report(warehouse, pair.original, pair.optimized),
+    ...(pair.optimizedRefused !== undefined ? { optimizedRefused: pair.optimizedRefused } : {}),
+  };
 };

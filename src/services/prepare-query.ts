@@ -78,7 +78,7 @@ export const prepareQuery = async (
     disabled: settings.disabled,
     budgetMs: settings.budgetMs,
     now: () => performance.now(),
-    cost: (stmt) => warehouse.costModel.estimate(stmt, catalog).usd,
+    cost: (stmt) => warehouse.costModel.estimate(stmt, catalog),
   });
   return {
     original,

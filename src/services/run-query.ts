@@ -1,15 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
-import { toDuckDb, transpileSql } from '../core/sql/print.ts';
-import type { Statement } from '../core/sql/tree.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
 import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
-import type { Warehouse, WarehouseName, WarehouseRegistry } from '../warehouses/registry.ts';
-import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/registry.ts';
+import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
+import type { WarehouseName } from '../warehouses/index.ts';
+import type { Warehouse, WarehouseRegistry } from '../warehouses/registry.ts';
 import type { Principal } from './api-keys.ts';
 import { priceQuery } from './estimate-cost.ts';
-import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
 import type { CostReport } from './estimate-cost.ts';
 import { prepareQuery } from './prepare-query.ts';
 import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
@@ -19,7 +17,7 @@ export type QueryResult = {
   rewritten_query: string;
   duration_ms: number;
   rows: number;
-  warehouse: WarehouseName;
+  warehouse: string;
   rules_applied: string[];
   fallback: boolean;
   cost: CostReport;
@@ -49,45 +47,30 @@ export type QueryService = {
 
 export const newTraceId = (): string => randomBytes(16).toString('hex');
 
+/** 422 naming the allowed values (the registry's names). */
+export const unknownWarehouse = (name: string): GatewayError =>
+  new GatewayError(
+    'unknown-warehouse',
+    `Unknown warehouse "${name}". Allowed values: ${WAREHOUSE_NAMES.join(', ')}.`,
+    { allowed: [...WAREHOUSE_NAMES] },
+  );
+
 export const createQueryService = (deps: {
   db: Db;
   warehouses: WarehouseRegistry;
   defaultWarehouse: WarehouseName;
   settings: RewriteSettings;
   statementTimeoutMs: number;
-  auroraPrices: AuroraPrices;
   outbox?: QueryOutbox;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
-    if (!isWarehouseName(n)) {
-      throw new GatewayError(
-        'unknown-warehouse',
-        `Unknown warehouse "${n}". Allowed values: ${WAREHOUSE_NAMES.join(', ')}.`,
-        {
-          allowed: [...WAREHOUSE_NAMES],
-        },
-      );
-    }
+    if (!isWarehouseName(n)) throw unknownWarehouse(n);
     return deps.warehouses.get(n);
   };
 
-  const costOf = async (w: Warehouse, p: PreparedQuery, fallback = p.fallback): Promise<CostReport> => {
-    if (!p.original || !p.rewrite) return zeroCost(w);
-    const original = { stmt: p.original, sql: p.sql };
-    const optimized = fallback ? original : { stmt: p.rewrite.statement, sql: p.rewrittenSql };
-    return priceQuery(w, p.catalog, original, optimized, deps.auroraPrices);
-  };
-
-  /** The SQL the adapter runs: the warehouse dialect itself, or DuckDB in local mode. */
-  const executable = (w: Warehouse, stmt: Statement | undefined, sql: string): string => {
-    if (w.adapter.dialect === w.dialect) return sql;
-    const out = stmt
-      ? toDuckDb(stmt, w.dialect, { dropQualifiers: true })
-      : transpileSql(sql, w.dialect, w.adapter.dialect, true);
-    if (!out.ok) throw new GatewayError('query-failed', `Local mode cannot run this query: ${out.message}`);
-    return out.sql;
-  };
+  const costOf = async (w: Warehouse, p: PreparedQuery, fallback = p.fallback): Promise<CostReport> =>
+    (await priceQuery(w, p, fallback)).report;
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
   const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
@@ -119,20 +102,21 @@ export const createQueryService = (deps: {
         prepared = await prepareQuery(w, sql, deps.settings);
         let { rewrittenSql, fallback } = prepared;
         let rules = prepared.rulesApplied;
-        let toRun: string;
-        try {
-          toRun = executable(w, prepared.rewrite?.statement ?? prepared.original, rewrittenSql);
-        } catch (e) {
-          // The rewritten form could not be translated: run the original instead (a rewrite never fails a query).
-          if (prepared.rewrite?.statement === prepared.original) throw e;
-          toRun = executable(w, prepared.original, sql);
+        let statement = prepared.rewrite?.statement ?? prepared.original;
+        const verdict = w.adapter.check?.(rewrittenSql, statement);
+        if (verdict && !verdict.ok) {
+          // The rewritten form cannot run here: the original runs instead (a rewrite never fails a query).
+          if (statement === prepared.original) throw verdict.error;
+          const again = w.adapter.check?.(sql, prepared.original);
+          if (again && !again.ok) throw again.error;
+          statement = prepared.original;
           rewrittenSql = sql;
           fallback = true;
           rules = [];
         }
-        const outcome = await w.adapter.execute(toRun, {
+        const outcome = await w.adapter.execute(rewrittenSql, {
           timeoutMs: deps.statementTimeoutMs,
-          integerDivision: w.dialect === 'postgres',
+          ...(statement ? { statement } : {}),
           ...(signal ? { signal } : {}),
         });
         const cost = await costOf(w, prepared, fallback);
@@ -188,13 +172,3 @@ export const createQueryService = (deps: {
     },
   };
 };
-
-const zeroCost = (w: Warehouse): CostReport => ({
-  original_cost: 0,
-  optimized_cost: 0,
-  savings: 0,
-  currency: 'USD',
-  warehouse: w.name,
-  method: 'heuristic',
-  assumptions: { reason: 'the query is too deeply nested to analyse; it runs as written' },
-});

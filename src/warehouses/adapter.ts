@@ -1,5 +1,7 @@
 import type { Catalog } from '../core/catalog.ts';
+import type { Result } from '../core/errors.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
+import type { Statement } from '../core/sql/tree.ts';
 
 /** What an adapter can do; callers branch on these, never on a warehouse's name. */
 export type Capabilities = {
@@ -22,6 +24,8 @@ export type ExecuteOptions = {
   readonly timeoutMs: number;
   /** Semantics of the SQL's source dialect that the engine must honour (local mode): Postgres `7/2` = 3. */
   readonly integerDivision?: boolean;
+  /** The parsed form of the SQL, when the caller has it: an adapter that translates uses it, not the text. */
+  readonly statement?: Statement;
 };
 
 export type ExecuteResult = { readonly rows: number; readonly columns: readonly string[] };
@@ -50,6 +54,11 @@ export type WarehouseAdapter = {
   readonly dialect: SqlDialect;
   readonly capabilities: Capabilities;
   execute(sql: string, options: ExecuteOptions): Promise<ExecuteResult>;
+  /**
+   * Whether the adapter can run this statement, decided without running it (local mode: its translation to
+   * DuckDB). A refusal is the error `execute` would throw. Absent: whatever parsed is attempted.
+   */
+  check?(sql: string, statement: Statement | undefined): Result<true>;
   /** Tables, columns, keys (and sizes where known), cached by the adapter with a TTL. */
   introspect(): Promise<Catalog>;
   explain?(sql: string): Promise<ExplainResult>;

@@ -1,8 +1,14 @@
 import { Type } from 'typebox';
+import { WAREHOUSE_NAMES } from '../../warehouses/index.ts';
 
+/**
+ * A warehouse name, from the registry (src/warehouses/index.ts). A name outside the enum is answered 422
+ * `unknown-warehouse` with the allowed values, not 400 (app.ts maps the enum failure).
+ */
 const Warehouse = Type.String({
-  description: 'bigquery, snowflake or aurora; default: the configured default',
-  examples: ['bigquery'],
+  enum: [...WAREHOUSE_NAMES],
+  description: `${WAREHOUSE_NAMES.join(', ')}; default: the configured default`,
+  examples: [WAREHOUSE_NAMES[0]],
 });
 
 export const QueryRequest = Type.Object(
