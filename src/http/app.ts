@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { GatewayError, isGatewayError } from '../core/errors.ts';
+import { GatewayError, isGatewayError, RETRY_AFTER } from '../core/errors.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import { createAuth } from './plugins/auth.ts';
 import { problemOf } from './problem.ts';
@@ -127,6 +127,9 @@ export const buildApp = async (
           `Bearer realm="sqlgate", error="invalid_token", error_description="${error.detail}"`,
         );
       }
+      const retryAfter = error.context[RETRY_AFTER];
+      if (typeof retryAfter === 'number')
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
       return sendProblem(reply, req, error.code, error.detail, { ...error.context });
     }
     const fe = error as FastifyError;

@@ -1,8 +1,6 @@
 import { roundUsd } from '../core/cost/model.ts';
-import type { CostEstimate, CostMethod } from '../core/cost/model.ts';
-import type { CostInput } from '../warehouses/cost-port.ts';
+import type { CostAccuracy, CostEstimate, CostMethod } from '../core/cost/model.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
-import type { PreparedQuery } from './prepare-query.ts';
 
 export type CostReport = {
   original_cost: number;
@@ -11,30 +9,16 @@ export type CostReport = {
   currency: 'USD';
   warehouse: string;
   method: CostMethod;
+  /** `exact`, `lower_bound` or `estimate` (the weaker of the two forms'). */
+  accuracy?: CostAccuracy;
   bytes_processed?: { original: number; optimized: number };
   assumptions: Readonly<Record<string, number | string | boolean>>;
 };
 
-export type PricedQuery = {
-  readonly report: CostReport;
-  /** Why the warehouse refused the rewritten form (the original must run instead), when it did. */
-  readonly optimizedRefused?: string;
-};
+const ORDER: readonly CostAccuracy[] = ['estimate', 'lower_bound', 'exact'];
 
-const report = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
-  const r: CostReport = {
-    original_cost: a.usd,
-    optimized_cost: b.usd,
-    savings: roundUsd(a.usd - b.usd),
-    currency: 'USD',
-    warehouse: warehouse.name,
-    method: a.method,
-    assumptions: { ...a.assumptions, ...prefixed('optimized_', b.assumptions) },
-  };
-  if (a.bytes !== undefined && b.bytes !== undefined)
-    r.bytes_processed = { original: a.bytes, optimized: b.bytes };
-  return r;
-};
+const weaker = (a: CostAccuracy | undefined, b: CostAccuracy | undefined): CostAccuracy | undefined =>
+  a === undefined || b === undefined ? undefined : ORDER[Math.min(ORDER.indexOf(a), ORDER.indexOf(b))];
 
 const prefixed = (p: string, o: Readonly<Record<string, number | string | boolean>>) =>
   Object.fromEntries(
@@ -43,32 +27,20 @@ const prefixed = (p: string, o: Readonly<Record<string, number | string | boolea
       .map(([k, v]) => [p + k, v]),
   );
 
-/**
- * Prices a prepared query's original and rewritten forms through the warehouse's cost port (its static model,
- * its plan or its dry run), reusing the estimates the rewrite engine made. With `fallback`, the original
- * is what runs, so both sides are the original. Nothing is executed.
- */
-export const priceQuery = async (
-  warehouse: Warehouse,
-  p: PreparedQuery,
-  fallback: boolean,
-): Promise<PricedQuery> => {
-  const original: CostInput = {
-    sql: p.sql,
-    ...(p.original ? { statement: p.original } : {}),
-    ...(p.rewrite?.costs ? { known: p.rewrite.costs.original } : {}),
+/** The report of GET /cost (and of POST /query's `cost`) from the estimates of the original and the form that runs. */
+export const costReport = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
+  const accuracy = weaker(a.accuracy, b.accuracy);
+  const r: CostReport = {
+    original_cost: a.usd,
+    optimized_cost: b.usd,
+    savings: roundUsd(a.usd - b.usd),
+    currency: 'USD',
+    warehouse: warehouse.name,
+    method: a.method,
+    ...(accuracy !== undefined ? { accuracy } : {}),
+    assumptions: { ...a.assumptions, ...prefixed('optimized_', b.assumptions) },
   };
-  const optimized: CostInput =
-    fallback || p.rewrite === undefined
-      ? original
-      : {
-          sql: p.rewrittenSql,
-          statement: p.rewrite.statement,
-          ...(p.rewrite.costs ? { known: p.rewrite.costs.result } : {}),
-        };
-  const pair = await warehouse.cost.price(original, optimized, p.catalog);
-  return {
-    report: report(warehouse, pair.original, pair.optimized),
-    ...(pair.optimizedRefused !== undefined ? { optimizedRefused: pair.optimizedRefused } : {}),
-  };
+  if (a.bytes !== undefined && b.bytes !== undefined)
+    r.bytes_processed = { original: a.bytes, optimized: b.bytes };
+  return r;
 };

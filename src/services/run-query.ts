@@ -7,10 +7,11 @@ import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import type { WarehouseName } from '../warehouses/index.ts';
 import type { Warehouse, WarehouseRegistry } from '../warehouses/registry.ts';
 import type { Principal } from './api-keys.ts';
-import { priceQuery } from './estimate-cost.ts';
 import type { CostReport } from './estimate-cost.ts';
-import { prepareQuery } from './prepare-query.ts';
-import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
+import { planQuery } from './plan-query.ts';
+import type { QueryPlan } from './plan-query.ts';
+import type { RewriteSettings } from './prepare-query.ts';
+import type { RunReport } from '../warehouses/adapter.ts';
 
 export type QueryResult = {
   trace_id: string;
@@ -21,6 +22,12 @@ export type QueryResult = {
   rules_applied: string[];
   fallback: boolean;
   cost: CostReport;
+  /** What the warehouse reports about the run (connected warehouses): its job or query id, bytes, cache. */
+  job_id?: string;
+  query_id?: string;
+  bytes_processed?: number;
+  bytes_billed?: number;
+  cache_hit?: boolean;
 };
 
 /**
@@ -40,6 +47,8 @@ export type QueryService = {
     warehouse?: string;
     traceId: string;
     signal?: AbortSignal;
+    /** At most this many bytes billed (BigQuery's maximumBytesBilled); past it 422 `bytes-limit-exceeded`. */
+    maxBytesBilled?: number;
   }): Promise<QueryResult>;
   cost(input: { sql: string; warehouse?: string }): Promise<CostReport>;
   resolve(name: string | undefined): Warehouse;
@@ -69,8 +78,22 @@ export const createQueryService = (deps: {
     return deps.warehouses.get(n);
   };
 
-  const costOf = async (w: Warehouse, p: PreparedQuery, fallback = p.fallback): Promise<CostReport> =>
-    (await priceQuery(w, p, fallback)).report;
+  /**
+   * A byte limit is checked against the estimate of what runs (nothing runs past it), and passed to a
+   * warehouse that enforces it itself (capability `bytesLimit`). A warehouse that bills no bytes and does not
+   * enforce one refuses the field rather than ignore it.
+   */
+  const checkBytesLimit = (w: Warehouse, plan: QueryPlan, limit: number | undefined): void => {
+    if (limit === undefined) return;
+    const billed = plan.estimate.bytesBilled;
+    if (billed === undefined && w.adapter.capabilities.bytesLimit !== true)
+      throw new GatewayError(
+        'invalid-request',
+        `max_bytes_billed applies to warehouses billed by the bytes they scan; ${w.name} is not.`,
+        { max_bytes_billed: limit },
+      );
+    if (billed !== undefined && billed > limit) throw bytesLimitExceeded(limit, plan, 'estimate');
+  };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
   const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
@@ -84,10 +107,9 @@ export const createQueryService = (deps: {
     resolve,
     cost: async ({ sql, warehouse }) => {
       const w = resolve(warehouse);
-      const p = await prepareQuery(w, sql, deps.settings);
-      return costOf(w, p);
+      return (await planQuery(w, sql, deps.settings, { forRun: false })).report;
     },
-    run: async ({ principal, sql, warehouse, traceId, signal }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled }) => {
       const started = performance.now();
       const w = resolve(warehouse);
       const base = {
@@ -97,29 +119,25 @@ export const createQueryService = (deps: {
         warehouse: w.name,
         originalSql: sql,
       };
-      let prepared: PreparedQuery | undefined;
+      let plan: QueryPlan | undefined;
       try {
-        prepared = await prepareQuery(w, sql, deps.settings);
-        let { rewrittenSql, fallback } = prepared;
-        let rules = prepared.rulesApplied;
-        let statement = prepared.rewrite?.statement ?? prepared.original;
-        const verdict = w.adapter.check?.(rewrittenSql, statement);
-        if (verdict && !verdict.ok) {
-          // The rewritten form cannot run here: the original runs instead (a rewrite never fails a query).
-          if (statement === prepared.original) throw verdict.error;
-          const again = w.adapter.check?.(sql, prepared.original);
-          if (again && !again.ok) throw again.error;
-          statement = prepared.original;
-          rewrittenSql = sql;
-          fallback = true;
-          rules = [];
-        }
-        const outcome = await w.adapter.execute(rewrittenSql, {
-          timeoutMs: deps.statementTimeoutMs,
-          ...(statement ? { statement } : {}),
-          ...(signal ? { signal } : {}),
-        });
-        const cost = await costOf(w, prepared, fallback);
+        plan = await planQuery(w, sql, deps.settings, { forRun: true });
+        checkBytesLimit(w, plan, maxBytesBilled);
+        const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
+        const outcome = await w.adapter
+          .execute(rewrittenSql, {
+            timeoutMs: deps.statementTimeoutMs,
+            attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
+            ...(plan.statement ? { statement: plan.statement } : {}),
+            ...(maxBytesBilled !== undefined ? { maxBytesBilled } : {}),
+            ...(signal ? { signal } : {}),
+          })
+          .catch((e: unknown) => {
+            // The warehouse refused past its byte limit: say what the estimate was.
+            if (isGatewayError(e) && e.code === 'bytes-limit-exceeded' && plan)
+              throw bytesLimitExceeded(maxBytesBilled, plan, 'warehouse', e);
+            throw e;
+          });
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -129,6 +147,7 @@ export const createQueryService = (deps: {
           rules_applied: [...rules],
           fallback,
           cost,
+          ...runFields(outcome.run),
         };
         await log(
           {
@@ -153,9 +172,9 @@ export const createQueryService = (deps: {
       } catch (e) {
         await log({
           ...base,
-          rewrittenSql: prepared?.rewrittenSql ?? null,
-          rulesApplied: prepared?.rulesApplied ?? [],
-          fallback: prepared?.fallback ?? false,
+          rewrittenSql: plan?.sql ?? null,
+          rulesApplied: plan?.rulesApplied ?? [],
+          fallback: plan?.fallback ?? false,
           originalCost: null,
           optimizedCost: null,
           savings: null,
@@ -171,4 +190,42 @@ export const createQueryService = (deps: {
       }
     },
   };
+};
+
+/** The run's report as response fields (extensions): job or query id, bytes processed and billed, cache hit. */
+const runFields = (run: RunReport | undefined): Partial<QueryResult> => ({
+  ...(run?.jobId !== undefined ? { job_id: run.jobId } : {}),
+  ...(run?.queryId !== undefined ? { query_id: run.queryId } : {}),
+  ...(run?.bytesProcessed !== undefined ? { bytes_processed: run.bytesProcessed } : {}),
+  ...(run?.bytesBilled !== undefined ? { bytes_billed: run.bytesBilled } : {}),
+  ...(run?.cacheHit !== undefined ? { cache_hit: run.cacheHit } : {}),
+});
+
+/** 422 `bytes-limit-exceeded` with the limit and the estimate of what would have run. */
+const bytesLimitExceeded = (
+  limit: number | undefined,
+  plan: QueryPlan,
+  refusedBy: 'estimate' | 'warehouse',
+  cause?: GatewayError,
+): GatewayError => {
+  const e = plan.estimate;
+  const estimate = {
+    ...(e.bytes !== undefined ? { bytes_processed: e.bytes } : {}),
+    ...(e.bytesBilled !== undefined ? { bytes_billed: e.bytesBilled } : {}),
+    usd: e.usd,
+    method: e.method,
+    ...(e.accuracy !== undefined ? { accuracy: e.accuracy } : {}),
+  };
+  return new GatewayError(
+    'bytes-limit-exceeded',
+    refusedBy === 'estimate'
+      ? `The query would bill ${e.bytesBilled ?? '?'} bytes, more than the limit of ${limit ?? '?'} bytes; it did not run.`
+      : (cause?.detail ?? 'The warehouse refused to run the query past its byte limit.'),
+    {
+      ...(cause?.context ?? {}),
+      ...(limit !== undefined ? { max_bytes_billed: limit } : {}),
+      estimate,
+      refused_by: refusedBy,
+    },
+  );
 };

@@ -49,7 +49,7 @@ export const localMode = (engine: WarehouseAdapter, dialect: SqlDialect): Wareho
       const { statement: _ignored, ...rest } = options;
       return engine.execute(r.value, { ...rest, integerDivision: INTEGER_DIVISION.has(dialect) });
     },
-    introspect: () => engine.introspect(),
+    introspect: (tables) => engine.introspect(tables),
     ping: () => engine.ping(),
     close: () => Promise.resolve(),
   };
