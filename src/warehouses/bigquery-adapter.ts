@@ -140,7 +140,7 @@ export const openBigQuery = async (
     const maxBytesBilled = options.maxBytesBilled ?? o.maxBytesBilled;
     const run = async (): Promise<ExecuteResult> => {
       try {
-        await client.createQueryJob({
+        const [created] = await client.createQueryJob({
           ...base,
           query: sql,
           jobId,
@@ -149,6 +149,9 @@ export const openBigQuery = async (
           ...(options.attribution ? { labels: attributionLabels(options.attribution) } : {}),
           ...(maxBytesBilled !== undefined ? { maximumBytesBilled: String(maxBytesBilled) } : {}),
         });
+        // Where BigQuery ran it (it picks the tables' location when none is configured): later calls name it,
+        // or a job outside the US is not found.
+        if (created.location !== undefined) job.location = created.location;
       } catch (e) {
         // 409: an automatic retry of our insert found the job the first attempt created; it is ours.
         if ((e as { code?: unknown }).code !== 409) throw e;

@@ -115,12 +115,20 @@ const invalidLabels = (labels: unknown): string | undefined => {
 };
 
 export const startBigQueryStandin = async (
-  opts: { project?: string; dataset?: string; pageSize?: number; pollWaitMs?: number } = {},
+  opts: {
+    project?: string;
+    dataset?: string;
+    /** Where the dataset lives; a job without a location runs there, and is found only under it. */
+    location?: string;
+    pageSize?: number;
+    pollWaitMs?: number;
+  } = {},
 ): Promise<BigQueryStandin> => {
   const project = opts.project ?? 'sqlgate-test';
   const dataset = opts.dataset ?? 'tpch';
   const pageSize = opts.pageSize ?? 1000;
   const pollWaitMs = opts.pollWaitMs ?? 150;
+  const home = opts.location ?? 'US';
   const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
   const loader = await instance.connect();
   // GoogleSQL's GENERATE_ARRAY, which the translation keeps by name.
@@ -344,12 +352,13 @@ export const startBigQueryStandin = async (
     const seg = path.split('/').filter(Boolean);
     if (seg[0] !== 'projects' || seg[1] !== project)
       return sendError(res, jobError('notFound', `Not found: Project ${seg[1] ?? ''}`, 404));
+    // As BigQuery: a job outside the US is found only when the call names its location.
     const location = url.searchParams.get('location') ?? 'US';
     // jobs.insert
     if (req.method === 'POST' && seg.length === 3 && seg[2] === 'jobs') {
       const configuration = (body?.configuration ?? {}) as Record<string, unknown>;
       const ref = (body?.jobReference ?? {}) as { jobId?: string; location?: string };
-      const loc = ref.location ?? 'US';
+      const loc = ref.location ?? home;
       if ((configuration.query as { useLegacySql?: unknown } | undefined)?.useLegacySql !== false)
         return sendError(
           res,
@@ -402,7 +411,7 @@ export const startBigQueryStandin = async (
       };
       const job = await startJob(
         undefined,
-        typeof b.location === 'string' ? b.location : 'US',
+        typeof b.location === 'string' ? b.location : home,
         configuration,
       );
       const params = new URLSearchParams();
@@ -410,7 +419,8 @@ export const startBigQueryStandin = async (
       if (b.timeoutMs !== undefined) params.set('timeoutMs', text(b.timeoutMs));
       return results(job, params, res);
     }
-    const job = seg[3] === undefined ? undefined : jobs.get(seg[3]);
+    const found = seg[3] === undefined ? undefined : jobs.get(seg[3]);
+    const job = found?.location === location ? found : undefined;
     // jobs.getQueryResults, jobs.get, jobs.cancel
     if (seg[2] === 'queries' || seg[2] === 'jobs') {
       if (!job)
