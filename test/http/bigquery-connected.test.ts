@@ -3,6 +3,7 @@ import { startBigQueryStandin } from '../support/bigquery-standin.ts';
 import type { BigQueryStandin, RecordedRequest } from '../support/bigquery-standin.ts';
 import { startTestGateway } from '../support/app.ts';
 import type { TestGateway } from '../support/app.ts';
+import { duckDbTpchRowCounts, tpchQueries } from '../support/tpch-duckdb.ts';
 
 /**
  * POST /query, GET /cost and GET /warehouses with bigquery connected (SQLGATE_BIGQUERY_PROJECT) through the
@@ -240,4 +241,22 @@ describe('bigquery connected', () => {
     for (const field of ['max_bytes_billed', 'job_id', 'bytes_billed', 'cache_hit', 'accuracy'])
       expect(doc).toContain(field);
   });
+});
+
+describe('the 22 TPC-H queries on connected bigquery', () => {
+  let expected = new Map<string, number>();
+  beforeAll(async () => {
+    expected = await duckDbTpchRowCounts();
+  }, 60_000);
+  it.each(tpchQueries())(
+    '$name gives the reference row count, rewritten where the dry run agrees',
+    async ({ name, sql }) => {
+      const res = await post({ query: sql });
+      expect(res.statusCode).toBe(200);
+      const body = res.json<{ rows: number; rewritten_query: string; cost: { method: string } }>();
+      expect(body.rows).toBe(expected.get(name));
+      expect(body.cost.method).toBe('dry_run');
+      expect(queryText(jobInserts().at(-1))).toBe(body.rewritten_query);
+    },
+  );
 });
