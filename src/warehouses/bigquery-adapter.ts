@@ -8,8 +8,9 @@ import type {
   ExecuteResult,
   WarehouseAdapter,
 } from './adapter.ts';
-import { authClientFor, credentialsHint } from './bigquery-auth.ts';
-import type { BigQueryCredentials } from './bigquery-auth.ts';
+import { authClientFor } from './bigquery-auth.ts';
+import { credentialsHint } from './bigquery-credentials.ts';
+import type { BigQueryCredentials } from './bigquery-credentials.ts';
 import { bigQueryCatalog } from './bigquery-catalog.ts';
 import type { TableResource } from './bigquery-catalog.ts';
 import { bigQueryError } from './bigquery-errors.ts';

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JWT, UserRefreshClient } from 'google-auth-library';
 import { describe, expect, it } from 'vitest';
-import { authClientFor, credentialsFile, credentialsHint, NoCredentials } from './bigquery-auth.ts';
+import { authClientFor, NoCredentials } from './bigquery-auth.ts';
+import { credentialsFile, credentialsHint } from './bigquery-credentials.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlgate-bq-auth-'));
 const write = (name: string, content: string): string => {

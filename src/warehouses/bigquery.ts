@@ -13,9 +13,8 @@ import {
   wholeNumber,
 } from '../setting.ts';
 import type { DryRunResult } from './adapter.ts';
-import { openBigQuery } from './bigquery-adapter.ts';
-import { credentialsFile, OWN_CREDENTIAL_TYPES } from './bigquery-auth.ts';
-import type { BigQueryCredentials, CredentialsFile } from './bigquery-auth.ts';
+import { credentialsFile, OWN_CREDENTIAL_TYPES } from './bigquery-credentials.ts';
+import type { BigQueryCredentials, CredentialsFile } from './bigquery-credentials.ts';
 import type { CostPort } from './cost-port.ts';
 import { defineWarehouse, localWarehouse } from './definition.ts';
 
@@ -136,6 +135,8 @@ export const bigquery = defineWarehouse({
     const pricing = { usd_per_tib: s.usdPerTib, minimum_mib_per_table: 10, minimum_mib_per_query: 10 };
     if (s.project === undefined) return localWarehouse(ctx, 'bigquery', 'bigquery', costModel, pricing);
     const apiEndpoint = (s.apiEndpoint ?? DEFAULT_ENDPOINT).replace(/\/+$/, '');
+    // The client libraries load when bigquery opens connected, not when config.ts reads this definition.
+    const { openBigQuery } = await import('./bigquery-adapter.ts');
     const adapter = await openBigQuery({
       project: s.project,
       ...(s.location !== undefined ? { location: s.location } : {}),

@@ -3,7 +3,6 @@ import type { SqlDialect } from '../core/sql/dialect.ts';
 import type { Setting } from '../setting.ts';
 import type { WarehouseAdapter } from './adapter.ts';
 import { modelCost } from './cost-port.ts';
-import { localMode } from './local-mode.ts';
 import type { Warehouse } from './registry.ts';
 
 /** What opening a warehouse may use besides its own settings. */
@@ -66,12 +65,16 @@ export const localWarehouse = async (
   dialect: SqlDialect,
   costModel: CostModel,
   pricing: Warehouse['pricing'],
-): Promise<Warehouse> => ({
-  name,
-  mode: 'local',
-  dialect,
-  adapter: localMode(await ctx.localEngine(), dialect),
-  costModel,
-  cost: modelCost(costModel),
-  pricing,
-});
+): Promise<Warehouse> => {
+  // Loaded when a warehouse opens, not when config.ts reads the definitions (it pulls in the SQL library).
+  const { localMode } = await import('./local-mode.ts');
+  return {
+    name,
+    mode: 'local',
+    dialect,
+    adapter: localMode(await ctx.localEngine(), dialect),
+    costModel,
+    cost: modelCost(costModel),
+    pricing,
+  };
+};
