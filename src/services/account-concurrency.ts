@@ -1,4 +1,4 @@
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError, RETRY_AFTER } from '../core/errors.ts';
 
 /**
  * How many queries (POST /query, GET /cost) one account has in progress in this process, across all its keys,
@@ -22,7 +22,7 @@ export const createAccountConcurrency = (max: number): AccountConcurrency => {
         throw new GatewayError(
           'too-many-concurrent-queries',
           `This account already has ${n} queries in progress; the limit is ${max} (SQLGATE_MAX_CONCURRENT_PER_ACCOUNT). Wait for one to finish.`,
-          { limit: max, retry_after: 1 },
+          { limit: max, [RETRY_AFTER]: 1 },
         );
       }
       counts.set(accountId, n + 1);

@@ -1,5 +1,6 @@
-import { GatewayError } from '../core/errors.ts';
+import type { Catalog } from '../core/catalog.ts';
 import type { CostEstimate } from '../core/cost/model.ts';
+import { GatewayError } from '../core/errors.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
 
@@ -14,31 +15,37 @@ export type RewriteSettings = {
   readonly parseTimeoutMs: number;
 };
 
-/** A query checked and rewritten, ready to price and run. Plain text and numbers: no tree. */
+/** A query checked and rewritten, ready to price and run: plain text and numbers, no tree. */
 export type PreparedQuery = {
   readonly sql: string;
-  /** The SQL in the warehouse's dialect: the rewritten query, or the original when `fallback`. */
+  readonly catalog: Catalog;
+  /** The rewritten query in the warehouse's dialect, or the original when `fallback` or nothing applied. */
   readonly rewrittenSql: string;
   readonly rulesApplied: readonly string[];
   readonly fallback: boolean;
-  /** What the adapter runs (DuckDB in local mode); '' when not asked to translate. */
-  readonly toRun: string;
-  /** The static model's prices of the original and of the rewritten query; undefined for texts too deep. */
-  readonly costs: { readonly original: CostEstimate; readonly optimized: CostEstimate } | undefined;
+  /** Why the rewrite was skipped or dropped, when it was. */
+  readonly reason?: string;
+  /** False for a text too deep for the parser: checked token by token, run as written, not priced. */
+  readonly parsed: boolean;
+  /** The static model's estimates of the original and of `rewrittenSql`, made with the rewrite. */
+  readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
+  /** For an adapter that translates (`translates`, local mode), when asked: `rewrittenSql` in that dialect. */
+  readonly translated?: string;
 };
 
 /**
  * Size check here (413), then everything else in the SQL worker pool (sql-work.ts), off the thread that
  * serves requests: the token caps (413/422), parse (400 invalid-sql with line and column), read-only check
- * (403), rewrite (a rewrite never fails a query: on any trouble the original runs and `fallback` is true),
- * translation for local mode and the static prices.
+ * (403), the catalog of the tables it names (the adapter's introspection, here), the rewrite (which never fails
+ * a query: on any trouble the original runs and `fallback` is true) gated by the static cost model, and with
+ * `translate`, the translation of what runs for an adapter that translates.
  */
 export const prepareQuery = async (
   warehouse: Warehouse,
   sql: string,
   settings: RewriteSettings,
   pool: SqlWorkerPool,
-  opts: { translate: boolean; signal?: AbortSignal },
+  opts: { readonly translate: boolean; readonly rewrite?: boolean; readonly signal?: AbortSignal },
 ): Promise<PreparedQuery> => {
   if (Buffer.byteLength(sql, 'utf8') > settings.maxQueryBytes) {
     throw new GatewayError(
@@ -50,20 +57,21 @@ export const prepareQuery = async (
     );
   }
   if (sql.trim() === '') throw new GatewayError('invalid-sql', 'The query is empty.');
-  const catalog = await warehouse.adapter.introspect();
-  const prepared = await pool.prepare(
+  const { prepared, catalog } = await pool.prepare(
     {
       sql,
       dialect: warehouse.dialect,
-      runDialect: warehouse.adapter.dialect,
       costSpec: warehouse.costSpec,
-      rewrite: { disabled: [...settings.disabled], budgetMs: settings.budgetMs },
-      translate: opts.translate,
+      rewrite:
+        opts.rewrite === false
+          ? undefined
+          : { disabled: [...settings.disabled], budgetMs: settings.budgetMs },
+      translateTo: opts.translate ? warehouse.adapter.translates : undefined,
       caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
     },
-    catalog,
+    (tables) => warehouse.adapter.introspect(tables),
     { budgetMs: settings.budgetMs, timeLimitMs: settings.parseTimeoutMs },
     opts.signal,
   );
-  return { sql, ...prepared };
+  return { sql, catalog, ...prepared };
 };

@@ -4,69 +4,78 @@ import { costModelOf } from '../core/cost/models/index.ts';
 import type { CostModelSpec } from '../core/cost/models/index.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
+import type { RewriteOutcome } from '../core/rewrite/engine.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
 import { toDuckDb, transpileSql } from '../core/sql/print.ts';
 import { measureQuery } from '../core/sql/query-size.ts';
 import { checkReadOnly, checkReadOnlyTokens } from '../core/sql/read-only.ts';
+import { namedTables } from '../core/sql/references.ts';
+import type { NamedTable } from '../core/sql/references.ts';
 import type { Statement } from '../core/sql/tree.ts';
 
 /**
  * The CPU work on one query, done in a SQL worker thread (sql-worker.ts) so that no request waits behind
- * another's parse: the size caps on its tokens, the parse, the read-only check, the rewrite, the translation
- * to what the adapter runs (DuckDB in local mode) and the static model's prices. Only plain data goes in and
- * out (a tree never crosses threads: cloning one costs as much as parsing).
+ * another's parse: the size caps on its tokens, the parse, the read-only check, the rewrite gated by the
+ * warehouse's static cost model, and — for an adapter that translates (local mode) — the translation of what
+ * runs. Only plain data goes in and out: a tree never crosses threads (cloning one costs as much as parsing).
  *
- * `phase` reports progress to the pool, which enforces the time limits between phases: 'checked' once the
- * read-only check has passed, 'rewritten' once the rewrite is done.
+ * `phase` reports progress to the pool, which enforces the time limits between phases; `catalogFor` is asked,
+ * once the read-only check has passed, for the catalog of the tables the query names (the pool answers it
+ * from the thread that serves requests, where the adapter introspects).
  */
 export type SqlTask = {
   readonly sql: string;
   readonly dialect: SqlDialect;
-  /** The dialect the adapter runs (`duckdb` in local mode); the same as `dialect` when connected. */
-  readonly runDialect: SqlDialect;
   readonly costSpec: CostModelSpec;
-  /** Rewrite settings, or undefined: check and translate only (the original runs, `fallback: true`). */
+  /** Rewrite settings, or undefined: check (and translate) only, the original runs (`fallback: true`). */
   readonly rewrite: { readonly disabled: readonly string[]; readonly budgetMs: number } | undefined;
-  /** Whether to produce the text the adapter runs (POST /query), or only prices (GET /cost). */
-  readonly translate: boolean;
+  /** The dialect to translate what runs to (the adapter's `translates`), or undefined: no translation. */
+  readonly translateTo: SqlDialect | undefined;
   readonly caps: { readonly maxTokens: number; readonly maxListItems: number };
 };
 
 export type SqlPrepared = {
+  /** The rewritten query in the warehouse's dialect, or the original when `fallback` or nothing applied. */
   readonly rewrittenSql: string;
   readonly rulesApplied: readonly string[];
   readonly fallback: boolean;
-  /** Why the rewrite was skipped, when `fallback`. */
+  /** Why the rewrite was skipped or dropped, when it was. */
   readonly reason?: string;
-  /** What the adapter runs (the rewritten text, or the original when it falls back); '' unless `translate`. */
-  readonly toRun: string;
-  /** The static model's prices of the original and of what runs; undefined for texts too deep to analyse. */
-  readonly costs: { readonly original: CostEstimate; readonly optimized: CostEstimate } | undefined;
+  /** False for a text too deep for the parser: checked token by token, run as written, not priced. */
+  readonly parsed: boolean;
+  /** The static model's estimates of the original and of `rewrittenSql` (the engine's, reused by the cost port). */
+  readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
+  /** With `translateTo`: `rewrittenSql` in that dialect. */
+  readonly translated?: string;
 };
 
 export type SqlFailure = { code: ErrorCode; detail: string; context: Record<string, unknown> };
 export type SqlOutcome = { ok: true; value: SqlPrepared } | { ok: false; error: SqlFailure };
 export type SqlPhase = 'checked' | 'rewritten';
 
+/** Thrown by `catalogFor` when the pool could not get the catalog: the task ends, the pool reports why. */
+export class CatalogUnavailable extends Error {}
+
 const fail = (code: ErrorCode, detail: string, context: Record<string, unknown> = {}): SqlOutcome => ({
   ok: false,
   error: { code, detail, context },
 });
 
-/** The text the adapter runs, from a statement (or from the text itself, for texts too deep to parse). */
-const runnable = (
-  task: SqlTask,
+/** The text in `to`, from a statement (or from the text itself, for texts too deep to parse). */
+const translate = (
+  dialect: SqlDialect,
+  to: SqlDialect,
   stmt: Statement | undefined,
   sql: string,
-): { ok: true; sql: string } | { ok: false; message: string } => {
-  if (task.runDialect === task.dialect) return { ok: true, sql };
-  return stmt
-    ? toDuckDb(stmt, task.dialect, { dropQualifiers: true })
-    : transpileSql(sql, task.dialect, task.runDialect, true);
-};
+): { ok: true; sql: string } | { ok: false; message: string } =>
+  stmt ? toDuckDb(stmt, dialect, { dropQualifiers: true }) : transpileSql(sql, dialect, to, true);
 
-export const runSqlTask = (task: SqlTask, catalog: Catalog, phase: (p: SqlPhase) => void): SqlOutcome => {
+export const runSqlTask = (
+  task: SqlTask,
+  phase: (p: SqlPhase) => void,
+  catalogFor: (tables: readonly NamedTable[] | undefined) => Catalog,
+): SqlOutcome => {
   const { sql, dialect, caps } = task;
   if (sql.trim() === '') return fail('invalid-sql', 'The query is empty.');
   const tokens = tokenizeSql(sql, dialect);
@@ -100,12 +109,20 @@ export const runSqlTask = (task: SqlTask, catalog: Catalog, phase: (p: SqlPhase)
     const verdict = checkReadOnlyTokens(tokens);
     if (!verdict.ok) return fail('statement-not-allowed', verdict.reason);
     phase('checked');
+    catalogFor(undefined);
     phase('rewritten');
-    const out = task.translate ? runnable(task, undefined, sql) : { ok: true as const, sql: '' };
-    if (!out.ok) return fail('query-failed', `Local mode cannot run this query: ${out.message}`);
+    const out = task.translateTo ? translate(dialect, task.translateTo, undefined, sql) : undefined;
+    if (out && !out.ok) return fail('query-failed', `Local mode cannot run this query: ${out.message}`);
     return {
       ok: true,
-      value: { rewrittenSql: sql, rulesApplied: [], fallback: true, toRun: out.sql, costs: undefined },
+      value: {
+        rewrittenSql: sql,
+        rulesApplied: [],
+        fallback: true,
+        reason: 'the query is too deeply nested to analyse',
+        parsed: false,
+        ...(out ? { translated: out.sql } : {}),
+      },
     };
   }
   const verdict = checkReadOnly(parsed.statements);
@@ -113,43 +130,46 @@ export const runSqlTask = (task: SqlTask, catalog: Catalog, phase: (p: SqlPhase)
   phase('checked');
 
   const original = parsed.statements[0] as Statement;
+  const catalog = catalogFor(namedTables(original));
   const model = costModelOf(task.costSpec);
-  const rewrite = task.rewrite
+  const estimate = (stmt: Statement): CostEstimate => model.estimate(stmt, catalog);
+  const outcome: RewriteOutcome = task.rewrite
     ? rewriteStatement(original, sql, {
         dialect,
         catalog,
         disabled: new Set(task.rewrite.disabled),
         budgetMs: task.rewrite.budgetMs,
         now: () => performance.now(),
-        cost: (stmt) => model.estimate(stmt, catalog).usd,
+        cost: estimate,
       })
     : { statement: original, sql, rulesApplied: [], fallback: true, reason: 'rewrite skipped' };
   phase('rewritten');
 
-  let chosen = rewrite;
-  let toRun = '';
-  if (task.translate) {
-    let out = runnable(task, rewrite.statement, rewrite.sql);
+  let rewrite = outcome;
+  let translated: string | undefined;
+  if (task.translateTo) {
+    let out = translate(dialect, task.translateTo, rewrite.statement, rewrite.sql);
     if (!out.ok && rewrite.statement !== original) {
-      // The rewritten form could not be translated: the original runs (a rewrite never fails a query).
-      chosen = { statement: original, sql, rulesApplied: [], fallback: true, reason: out.message };
-      out = runnable(task, original, sql);
+      // The rewritten form cannot run here: the original runs instead (a rewrite never fails a query).
+      rewrite = { statement: original, sql, rulesApplied: [], fallback: true, reason: out.message };
+      out = translate(dialect, task.translateTo, original, sql);
     }
     if (!out.ok) return fail('query-failed', `Local mode cannot run this query: ${out.message}`);
-    toRun = out.sql;
+    translated = out.sql;
   }
-  const originalCost = model.estimate(original, catalog);
-  const optimizedCost =
-    chosen.statement === original ? originalCost : model.estimate(chosen.statement, catalog);
+  const originalCost = outcome.costs?.original ?? estimate(original);
+  const resultCost =
+    rewrite.statement === original ? originalCost : (outcome.costs?.result ?? estimate(rewrite.statement));
   return {
     ok: true,
     value: {
-      rewrittenSql: chosen.sql,
-      rulesApplied: [...chosen.rulesApplied],
-      fallback: chosen.fallback,
-      ...(chosen.reason !== undefined ? { reason: chosen.reason } : {}),
-      toRun,
-      costs: { original: originalCost, optimized: optimizedCost },
+      rewrittenSql: rewrite.sql,
+      rulesApplied: [...rewrite.rulesApplied],
+      fallback: rewrite.fallback,
+      ...(rewrite.reason !== undefined ? { reason: rewrite.reason } : {}),
+      parsed: true,
+      costs: { original: originalCost, result: resultCost },
+      ...(translated !== undefined ? { translated } : {}),
     },
   };
 };

@@ -14,14 +14,15 @@ const COST: CostModelSpec = { kind: 'bigquery-bytes', usdPerTib: 6.25 };
 const task = (sql: string, over: Partial<SqlTask> = {}): SqlTask => ({
   sql,
   dialect: 'postgres',
-  runDialect: 'duckdb',
   costSpec: COST,
   rewrite: { disabled: [], budgetMs: 10_000 },
-  translate: true,
+  translateTo: 'duckdb',
   caps: { maxTokens: 1e9, maxListItems: 1e9 },
   ...over,
 });
 const NO_LIMIT = { budgetMs: 10_000, timeLimitMs: 60_000 };
+/** The catalog as the adapter would give it (the pool asks once the read-only check has passed). */
+const tpch = (): Promise<Catalog> => Promise.resolve(TPCH_CATALOG);
 const STUCK_WORKER = new URL('../../test/support/stuck-rewrite-worker.ts', import.meta.url);
 
 /** A query the parser needs a good while for (a long IN list), for the time limits. */
@@ -47,13 +48,19 @@ afterAll(async () => pool.close());
 describe('the SQL worker pool gives what the same work gives in-process', () => {
   // Every anti-pattern of the corpus, in its dialect, in local mode (translated to DuckDB) and connected.
   const cases = ANTI_PATTERNS.flatMap((a) =>
-    (['duckdb', a.dialect] as SqlDialect[]).map((run) => [a.id, a.dialect, run, a.sql] as const),
+    (['duckdb', undefined] as Array<SqlDialect | undefined>).map(
+      (to) => [a.id, a.dialect, to, a.sql] as const,
+    ),
   );
-  it.each(cases)('%s (%s → %s)', async (_id, dialect, runDialect, sql) => {
-    const t = task(sql, { dialect, runDialect });
-    const local = runSqlTask(t, TPCH_CATALOG, () => undefined);
-    const pooled = await pool.prepare(t, TPCH_CATALOG, NO_LIMIT).then(
-      (v) => ({ ok: true as const, value: v }),
+  it.each(cases)('%s (%s → %s)', async (_id, dialect, translateTo, sql) => {
+    const t = task(sql, { dialect, translateTo });
+    const local = runSqlTask(
+      t,
+      () => undefined,
+      () => TPCH_CATALOG,
+    );
+    const pooled = await pool.prepare(t, tpch, NO_LIMIT).then(
+      (v) => ({ ok: true as const, value: v.prepared }),
       (e: unknown) => {
         if (!isGatewayError(e)) throw e;
         return { ok: false as const, error: { code: e.code, detail: e.detail, context: { ...e.context } } };
@@ -67,10 +74,19 @@ describe('catalogs cross to a thread once per version', () => {
   it('sends a catalog once to a one-thread pool, again for a new version', async () => {
     const one = createSqlWorkerPool({ threads: 1 });
     try {
-      for (let i = 0; i < 5; i++) await one.prepare(task(`SELECT ${i} AS x`), TPCH_CATALOG, NO_LIMIT);
+      const asked: unknown[] = [];
+      const recording = (tables: unknown): Promise<Catalog> => {
+        asked.push(tables);
+        return tpch();
+      };
+      for (let i = 0; i < 5; i++)
+        await one.prepare(task(`SELECT ${i} AS x FROM nation`), recording, NO_LIMIT);
       expect(one.catalogSends).toBe(1);
+      // The pool asks for the tables the query names, as written.
+      expect(asked[0]).toEqual([{ name: 'nation' }]);
       const next: Catalog = { tables: new Map(TPCH_CATALOG.tables) };
-      for (let i = 0; i < 3; i++) await one.prepare(task('SELECT n_name FROM nation'), next, NO_LIMIT);
+      const later = () => Promise.resolve(next);
+      for (let i = 0; i < 3; i++) await one.prepare(task('SELECT n_name FROM nation'), later, NO_LIMIT);
       expect(one.catalogSends).toBe(2);
     } finally {
       await one.close();
@@ -82,14 +98,14 @@ describe('time limits are enforced by the pool', () => {
   it('a parse past the time limit is a 422 and never runs; its thread is replaced', async () => {
     const one = createSqlWorkerPool({ threads: 1 });
     try {
-      await one.prepare(task('SELECT 1'), TPCH_CATALOG, NO_LIMIT);
-      const f = await failure(
-        one.prepare(task(heavy(60_000)), TPCH_CATALOG, { budgetMs: 50, timeLimitMs: 20 }),
-      );
+      await one.prepare(task('SELECT 1'), tpch, NO_LIMIT);
+      const f = await failure(one.prepare(task(heavy(60_000)), tpch, { budgetMs: 50, timeLimitMs: 20 }));
       expect(f.code).toBe('query-too-complex');
       expect(f.detail).toMatch(/longer than 20 ms .*SQLGATE_PARSE_TIMEOUT_MS/);
       expect(one.recycled).toBe(1);
-      expect((await one.prepare(task('SELECT 2 AS y'), TPCH_CATALOG, NO_LIMIT)).toRun).toMatch(/SELECT 2/);
+      expect((await one.prepare(task('SELECT 2 AS y'), tpch, NO_LIMIT)).prepared.translated).toMatch(
+        /SELECT 2/,
+      );
     } finally {
       await one.close();
     }
@@ -100,9 +116,9 @@ describe('time limits are enforced by the pool', () => {
     try {
       const sql = 'SELECT n_name FROM nation /* stuck */ WHERE 1 = 1';
       const started = Date.now();
-      const out = await stuck.prepare(task(sql), TPCH_CATALOG, { budgetMs: 50, timeLimitMs: 60_000 });
+      const { prepared: out } = await stuck.prepare(task(sql), tpch, { budgetMs: 50, timeLimitMs: 60_000 });
       expect(out).toMatchObject({ fallback: true, rulesApplied: [], rewrittenSql: sql });
-      expect(out.toRun).toMatch(/^SELECT n_name FROM nation/);
+      expect(out.translated).toMatch(/^SELECT n_name FROM nation/);
       expect(out.costs?.original).toBeDefined();
       expect(stuck.recycled).toBe(1);
       expect(Date.now() - started).toBeLessThan(rewriteDeadlineMs(50) + 5_000);
@@ -120,7 +136,7 @@ describe('time limits are enforced by the pool', () => {
         'SELECT 1 /* stuck */; DROP TABLE nation',
         'WITH x AS (DELETE FROM nation RETURNING *) SELECT * FROM x /* stuck */',
       ]) {
-        const f = await failure(stuck.prepare(task(sql), TPCH_CATALOG, { budgetMs: 0, timeLimitMs: 60_000 }));
+        const f = await failure(stuck.prepare(task(sql), tpch, { budgetMs: 0, timeLimitMs: 60_000 }));
         expect(['statement-not-allowed', 'invalid-sql'], sql).toContain(f.code);
       }
       expect(stuck.recycled).toBe(0);
@@ -132,13 +148,13 @@ describe('time limits are enforced by the pool', () => {
   it('a query waiting past the time limit for a busy pool is a 429', async () => {
     const one = createSqlWorkerPool({ threads: 1 });
     try {
-      await one.prepare(task('SELECT 1'), TPCH_CATALOG, NO_LIMIT);
-      const slow = one.prepare(task(heavy(20_000), { translate: false }), TPCH_CATALOG, NO_LIMIT);
+      await one.prepare(task('SELECT 1'), tpch, NO_LIMIT);
+      const slow = one.prepare(task(heavy(20_000), { translateTo: undefined }), tpch, NO_LIMIT);
       const waiting = await failure(
-        one.prepare(task('SELECT 3'), TPCH_CATALOG, { budgetMs: 50, timeLimitMs: 60_000, queueMs: 30 }),
+        one.prepare(task('SELECT 3'), tpch, { budgetMs: 50, timeLimitMs: 60_000, queueMs: 30 }),
       );
       expect(waiting.code).toBe('too-many-concurrent-queries');
-      expect((await slow).costs).toBeDefined();
+      expect((await slow).prepared.costs).toBeDefined();
     } finally {
       await one.close();
     }
@@ -147,13 +163,15 @@ describe('time limits are enforced by the pool', () => {
   it('a client going away stops the task (its thread is replaced)', async () => {
     const one = createSqlWorkerPool({ threads: 1 });
     try {
-      await one.prepare(task('SELECT 1'), TPCH_CATALOG, NO_LIMIT);
+      await one.prepare(task('SELECT 1'), tpch, NO_LIMIT);
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 50);
-      const f = await failure(one.prepare(task(heavy(60_000)), TPCH_CATALOG, NO_LIMIT, controller.signal));
+      const f = await failure(one.prepare(task(heavy(60_000)), tpch, NO_LIMIT, controller.signal));
       expect(f.code).toBe('query-failed');
       expect(one.recycled).toBe(0); // stopped by the client, not by a limit
-      expect((await one.prepare(task('SELECT 4 AS z'), TPCH_CATALOG, NO_LIMIT)).toRun).toMatch(/SELECT 4/);
+      expect((await one.prepare(task('SELECT 4 AS z'), tpch, NO_LIMIT)).prepared.translated).toMatch(
+        /SELECT 4/,
+      );
     } finally {
       await one.close();
     }

@@ -1,9 +1,10 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Catalog } from '../core/catalog.ts';
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError, RETRY_AFTER } from '../core/errors.ts';
+import type { NamedTable } from '../core/sql/references.ts';
 import type { SqlPrepared, SqlTask } from './sql-work.ts';
-import type { WorkerPhase, WorkerReply, WorkerRequest } from './sql-worker.ts';
+import type { CatalogAnswer, WorkerReply, WorkerReport, WorkerRequest } from './sql-worker.ts';
 
 /**
  * The pool of SQL worker threads (piscina) that parse, check, rewrite, translate and price queries, so that a
@@ -14,13 +15,12 @@ import type { WorkerPhase, WorkerReply, WorkerRequest } from './sql-worker.ts';
  *   `too-many-concurrent-queries`.
  * - parsing + the read-only check: at most `timeLimitMs`. Past it the task is stopped (its thread is terminated
  *   and replaced) and the request fails with 422 `query-too-complex`: a query is never run unchecked.
+ * - then the thread asks for the catalog of the tables the query names; the pool gets it here (`catalogFor`,
+ *   the adapter's introspection, I/O) and hands it over once per thread and version.
  * - the rewrite: the engine keeps `budgetMs` itself; if it does not return by 2 × `budgetMs` + 250 ms (a rule
  *   stuck on a huge tree), the thread is stopped and the query is checked again without rewriting: the
  *   original runs with `fallback: true`.
  * - translating (local mode) and pricing: at most `timeLimitMs`, else 422 `query-too-complex`.
- *
- * Catalogs cross to the threads once per version: each catalog object gets an id, tasks carry only the id, and
- * a thread that lacks it asks once (`needCatalog`).
  */
 export type SqlLimits = {
   readonly budgetMs: number;
@@ -29,8 +29,17 @@ export type SqlLimits = {
   readonly queueMs?: number;
 };
 
+/** The catalog for the tables a query names (the adapter's introspection, on the thread that serves requests). */
+export type CatalogFor = (tables: readonly NamedTable[] | undefined) => Promise<Catalog>;
+
 export type SqlWorkerPool = {
-  prepare(task: SqlTask, catalog: Catalog, limits: SqlLimits, signal?: AbortSignal): Promise<SqlPrepared>;
+  /** Resolves with the prepared query and the catalog it was prepared with; throws GatewayError otherwise. */
+  prepare(
+    task: SqlTask,
+    catalogFor: CatalogFor,
+    limits: SqlLimits,
+    signal?: AbortSignal,
+  ): Promise<{ prepared: SqlPrepared; catalog: Catalog }>;
   readonly threads: number;
   /** Threads stopped so far because a task overran its time (tests and metrics read it). */
   readonly recycled: number;
@@ -73,19 +82,26 @@ export const createSqlWorkerPool = (opts: {
   let recycled = 0;
   let catalogSends = 0;
 
-  /** One run in a thread; resolves with its reply, or with 'rewrite-overrun'; throws for the other stops. */
+  /**
+   * One run in a thread. Resolves with its reply and the catalog it was given, or 'rewrite-overrun'; throws
+   * for the other stops (and with the adapter's own error when the catalog could not be had).
+   */
   const attempt = async (
-    request: Omit<WorkerRequest, 'port'>,
+    task: SqlTask,
+    catalogFor: CatalogFor,
     limits: SqlLimits,
     signal: AbortSignal | undefined,
-  ): Promise<WorkerReply | 'rewrite-overrun'> => {
+  ): Promise<{ reply: WorkerReply; catalog: Catalog | undefined } | 'rewrite-overrun'> => {
     if (piscina.queueSize >= piscina.options.maxQueue) throw busy(0);
-    const rewriting = request.task.rewrite !== undefined;
+    const rewriting = task.rewrite !== undefined;
     const { port1, port2 } = new MessageChannel();
+    const wake = new Int32Array(new SharedArrayBuffer(4));
     const controller = new AbortController();
     let stopped: Stop | undefined;
     let started = false;
     let timer: NodeJS.Timeout | undefined;
+    let catalog: Catalog | undefined;
+    let catalogError: unknown = undefined;
     const arm = (ms: number, why: Stop): void => {
       clearTimeout(timer);
       timer = setTimeout(() => {
@@ -94,16 +110,37 @@ export const createSqlWorkerPool = (opts: {
         controller.abort();
       }, ms);
     };
+    const answer = (a: CatalogAnswer): void => {
+      port1.postMessage(a);
+      Atomics.store(wake, 0, 1);
+      Atomics.notify(wake, 0);
+    };
     const queueMs = limits.queueMs ?? Math.max(2 * limits.timeLimitMs, 10_000);
     arm(queueMs, 'queue');
-    port1.on('message', (phase: WorkerPhase) => {
-      if (phase === 'started') {
+    port1.on('message', (r: WorkerReport) => {
+      if (r.phase === 'started') {
         started = true;
         arm(limits.timeLimitMs, 'parse');
-      } else if (phase === 'checked') {
-        arm(
-          rewriting ? rewriteDeadlineMs(limits.budgetMs) : limits.timeLimitMs,
-          rewriting ? 'rewrite' : 'finish',
+      } else if (r.phase === 'checked') {
+        // The thread waits for the catalog; the introspection's time is the adapter's to bound.
+        clearTimeout(timer);
+        catalogFor(r.tables).then(
+          (c) => {
+            if (stopped !== undefined) return;
+            catalog = c;
+            const id = catalogId(c);
+            if (!r.kept.includes(id)) catalogSends++;
+            answer(r.kept.includes(id) ? { id } : { id, catalog: c });
+            arm(
+              rewriting ? rewriteDeadlineMs(limits.budgetMs) : limits.timeLimitMs,
+              rewriting ? 'rewrite' : 'finish',
+            );
+          },
+          (e: unknown) => {
+            catalogError = e;
+            answer({ unavailable: true });
+            arm(limits.timeLimitMs, 'finish');
+          },
         );
       } else arm(limits.timeLimitMs, 'finish');
     });
@@ -114,10 +151,15 @@ export const createSqlWorkerPool = (opts: {
     if (signal?.aborted === true) onClientAbort();
     signal?.addEventListener('abort', onClientAbort, { once: true });
     try {
-      return (await piscina.run(
-        { ...request, port: port2 },
-        { transferList: [port2], signal: controller.signal },
-      )) as WorkerReply;
+      const request: WorkerRequest = { task, port: port2, wake };
+      const reply = (await piscina.run(request, {
+        transferList: [port2],
+        signal: controller.signal,
+      })) as WorkerReply;
+      // The adapter could not give the catalog: its own error (warehouse-unavailable, say) is the answer.
+      if (!reply.ok && 'catalogUnavailable' in reply)
+        throw catalogError instanceof Error ? catalogError : new Error('the catalog could not be read');
+      return { reply, catalog };
     } catch (e) {
       switch (stopped) {
         case undefined:
@@ -154,17 +196,6 @@ export const createSqlWorkerPool = (opts: {
     }
   };
 
-  /** One task, sending the catalog along when the thread that took it has not seen it yet. */
-  const run = async (task: SqlTask, catalog: Catalog, limits: SqlLimits, signal?: AbortSignal) => {
-    const id = catalogId(catalog);
-    const first = await attempt({ task, catalogId: id }, limits, signal);
-    if (first !== 'rewrite-overrun' && !first.ok && 'needCatalog' in first) {
-      catalogSends++;
-      return attempt({ task, catalogId: id, catalog }, limits, signal);
-    }
-    return first;
-  };
-
   return {
     threads: opts.threads,
     get recycled() {
@@ -173,18 +204,23 @@ export const createSqlWorkerPool = (opts: {
     get catalogSends() {
       return catalogSends;
     },
-    prepare: async (task, catalog, limits, signal) => {
-      let reply = await run(task, catalog, limits, signal);
+    prepare: async (task, catalogFor, limits, signal) => {
+      let run = await attempt(task, catalogFor, limits, signal);
       let reason: string | undefined;
-      if (reply === 'rewrite-overrun') {
+      if (run === 'rewrite-overrun') {
         // A rewrite that would not stop: check the query again without one; the original runs.
         reason = `rewrite stopped after ${rewriteDeadlineMs(limits.budgetMs)} ms`;
-        reply = await run({ ...task, rewrite: undefined }, catalog, limits, signal);
+        run = await attempt({ ...task, rewrite: undefined }, catalogFor, limits, signal);
       }
-      if (reply === 'rewrite-overrun' || (!reply.ok && 'needCatalog' in reply))
-        throw new Error('the SQL worker did not take the catalog');
-      if (!reply.ok) throw new GatewayError(reply.error.code, reply.error.detail, reply.error.context);
-      return reason === undefined ? reply.value : { ...reply.value, fallback: true, reason };
+      if (run === 'rewrite-overrun') throw new Error('a query without a rewrite overran its rewrite');
+      const { reply, catalog } = run;
+      if (!reply.ok) {
+        if ('catalogUnavailable' in reply) throw new Error('no catalog');
+        throw new GatewayError(reply.error.code, reply.error.detail, reply.error.context);
+      }
+      if (!catalog) throw new Error('the SQL worker answered without asking for the catalog');
+      const prepared = reason === undefined ? reply.value : { ...reply.value, fallback: true, reason };
+      return { prepared, catalog };
     },
     close: () => piscina.destroy(),
   };
@@ -196,5 +232,5 @@ const busy = (waitedMs: number): GatewayError =>
     waitedMs > 0
       ? `The gateway is busy: the query waited ${waitedMs} ms for a SQL worker. Try again shortly.`
       : 'The gateway is busy: too many queries are waiting for a SQL worker. Try again shortly.',
-    { retry_after: 1 },
+    { [RETRY_AFTER]: 1 },
   );
