@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'conflict',
   'forbidden',
   'internal',
+  'unsupported-in-local-mode',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

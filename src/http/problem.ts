@@ -23,6 +23,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   conflict: 409,
   forbidden: 403,
   internal: 500,
+  'unsupported-in-local-mode': 422,
 };
 
 const TITLES: Readonly<Record<ErrorCode, string>> = {
@@ -47,6 +48,7 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   conflict: 'Conflict',
   forbidden: 'Forbidden',
   internal: 'Internal error',
+  'unsupported-in-local-mode': 'Unsupported in local mode',
 };
 
 export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';

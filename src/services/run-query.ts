@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
-import { toDuckDb, transpileSql } from '../core/sql/print.ts';
+import { localQuery } from '../core/sql/local-query.ts';
+import { catalogColumnTypes } from '../core/sql/translate/catalog-types.ts';
+import type { Catalog } from '../core/catalog.ts';
 import type { Statement } from '../core/sql/tree.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
@@ -79,14 +81,49 @@ export const createQueryService = (deps: {
     return priceQuery(w, p.catalog, original, optimized, deps.auroraPrices);
   };
 
-  /** The SQL the adapter runs: the warehouse dialect itself, or DuckDB in local mode. */
-  const executable = (w: Warehouse, stmt: Statement | undefined, sql: string): string => {
-    if (w.adapter.dialect === w.dialect) return sql;
-    const out = stmt
-      ? toDuckDb(stmt, w.dialect, { dropQualifiers: true })
-      : transpileSql(sql, w.dialect, w.adapter.dialect, true);
-    if (!out.ok) throw new GatewayError('query-failed', `Local mode cannot run this query: ${out.message}`);
-    return out.sql;
+  /**
+   * The SQL the adapter runs: the warehouse dialect itself (`text`), or DuckDB in local mode, translated from
+   * `stmt` (the user's `source` text names the line and column of a function local mode refuses).
+   */
+  const executable = (
+    w: Warehouse,
+    stmt: Statement | undefined,
+    text: string,
+    source: string,
+    catalog: Catalog,
+  ): string => {
+    if (w.adapter.dialect === w.dialect) return text;
+    const out = localQuery({
+      stmt,
+      sql: source,
+      dialect: w.dialect,
+      columnType: catalogColumnTypes(catalog),
+    });
+    if (out.ok) return out.sql;
+    const { name, reason, line, column } = out.refusal;
+    const where = line !== undefined && column !== undefined ? ` (line ${line}, column ${column})` : '';
+    throw new GatewayError(
+      'unsupported-in-local-mode',
+      `${reason.charAt(0).toUpperCase()}${reason.slice(1)}${where}. Local mode translates ${w.dialect} SQL to DuckDB function by function and refuses what it cannot translate faithfully; a connected ${w.name} runs it as written.`,
+      {
+        function: name,
+        ...(line !== undefined ? { line } : {}),
+        ...(column !== undefined ? { column } : {}),
+      },
+    );
+  };
+
+  /**
+   * DuckDB's words about the SQL it was given concern the translation, not the user's text: they are
+   * introduced as such, without DuckDB's excerpt of the translated text (its LINE/column markers).
+   */
+  const localEngineError = (w: Warehouse, e: GatewayError, translated: string): GatewayError => {
+    const message = e.detail.split(/\n\s*\nLINE \d+:|\nLINE \d+:/)[0]?.trim() ?? e.detail;
+    return new GatewayError(
+      'query-failed',
+      `DuckDB, the local-mode engine, rejected this query as translated from ${w.dialect} SQL: ${message}`,
+      { engine: 'duckdb', translated_query: translated },
+    );
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
@@ -120,21 +157,29 @@ export const createQueryService = (deps: {
         let { rewrittenSql, fallback } = prepared;
         let rules = prepared.rulesApplied;
         let toRun: string;
+        const { catalog } = prepared;
         try {
-          toRun = executable(w, prepared.rewrite?.statement ?? prepared.original, rewrittenSql);
+          toRun = executable(w, prepared.rewrite?.statement ?? prepared.original, rewrittenSql, sql, catalog);
         } catch (e) {
           // The rewritten form could not be translated: run the original instead (a rewrite never fails a query).
           if (prepared.rewrite?.statement === prepared.original) throw e;
-          toRun = executable(w, prepared.original, sql);
+          toRun = executable(w, prepared.original, sql, sql, catalog);
           rewrittenSql = sql;
           fallback = true;
           rules = [];
         }
-        const outcome = await w.adapter.execute(toRun, {
-          timeoutMs: deps.statementTimeoutMs,
-          integerDivision: w.dialect === 'postgres',
-          ...(signal ? { signal } : {}),
-        });
+        const local = w.adapter.dialect !== w.dialect;
+        const outcome = await w.adapter
+          .execute(toRun, {
+            timeoutMs: deps.statementTimeoutMs,
+            integerDivision: w.dialect === 'postgres',
+            ...(signal ? { signal } : {}),
+          })
+          .catch((e: unknown) => {
+            if (local && isGatewayError(e) && e.code === 'query-failed' && signal?.aborted !== true)
+              throw localEngineError(w, e, toRun);
+            throw e;
+          });
         const cost = await costOf(w, prepared, fallback);
         const result: QueryResult = {
           trace_id: traceId,

@@ -61,6 +61,7 @@ export const parseSql = (sql: string, dialect: SqlDialect): ParseOutcome => {
   }
   const statements = (result.ast ?? []) as Statement[];
   if (dialect === 'bigquery') statements.forEach(splitBigQueryPaths);
+  statements.forEach(liftQuantifiedLikeAliases);
   return { ok: true, statements };
 };
 
@@ -107,7 +108,38 @@ const splitBigQueryPaths = (stmt: Statement): void => {
   });
 };
 
-export type SqlToken = { type: string; text: string; line: number; column: number };
+/**
+ * A token with where it ends (`line`, `column`: the library reports a token's position at its end, 1-based)
+ * and its character range (`start`, `end`, counted in Unicode code points, not UTF-16 units).
+ */
+/**
+ * `x LIKE ANY ('a%', 'b%') AS v` comes out of the library with the alias on the pattern list (inside the LIKE):
+ * printed back it would read `LIKE ANY ('a%', 'b%' AS v)`. The alias is moved to the select item.
+ */
+const liftQuantifiedLikeAliases = (stmt: Statement): void => {
+  visitObjects(stmt, (o) => {
+    const items = o.expressions;
+    if (!Array.isArray(items)) return;
+    items.forEach((item: unknown, i) => {
+      const kind = isRecord(item) ? (['like', 'i_like'] as const).find((k) => isRecord(item[k])) : undefined;
+      const like = kind && isRecord(item) ? (item[kind] as Record<string, unknown>) : undefined;
+      const right = like?.right;
+      if (!kind || !like || !isRecord(right) || !isRecord(right.alias) || like.quantifier === undefined)
+        return;
+      const { this: patterns, ...aliasRest } = right.alias;
+      items[i] = { alias: { ...aliasRest, this: { [kind]: { ...like, right: patterns } } } };
+    });
+  });
+};
+
+export type SqlToken = {
+  type: string;
+  text: string;
+  line: number;
+  column: number;
+  start: number;
+  end: number;
+};
 
 /** The token stream, for checks that must work even when the parser refuses the text. */
 export const tokenizeSql = (sql: string, dialect: SqlDialect): SqlToken[] | undefined => {
@@ -119,6 +151,8 @@ export const tokenizeSql = (sql: string, dialect: SqlDialect): SqlToken[] | unde
     text: t.text,
     line: t.span.line,
     column: t.span.column,
+    start: t.span.start,
+    end: t.span.end,
   }));
 };
 

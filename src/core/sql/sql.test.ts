@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { parseSql, tokenizeSql } from './parse.ts';
 import { printSql, toDuckDb } from './print.ts';
 import { checkReadOnly, checkReadOnlyTokens } from './read-only.ts';
-import { translateToCharFormat } from './to-char.ts';
 
 const parsed = (sql: string, d: Parameters<typeof parseSql>[1] = 'postgres') => {
   const r = parseSql(sql, d);
@@ -87,13 +86,16 @@ describe('toDuckDb', () => {
     if (!r.ok) throw new Error(r.message);
     return r.sql;
   };
-  it('translates to_char formats', () => {
+  it('translates to_char formats to strftime', () => {
     expect(duck("SELECT to_char(d, 'YYYY-MM-DD HH24:MI') FROM t", 'postgres')).toBe(
-      "SELECT STRFTIME(d, '%Y-%m-%d %H:%M') FROM t",
+      "SELECT strftime(d, '%Y-%m-%d %H:%M') FROM t",
     );
   });
-  it('refuses to_char formats it cannot translate', () => {
-    expect(toDuckDb(parsed("SELECT to_char(d, 'Q') FROM t")[0]!, 'postgres').ok).toBe(false);
+  it('refuses to_char formats it cannot translate, naming the function and where it stands', () => {
+    const sql = "SELECT a,\n  to_char(d, '9999.99') FROM t";
+    const r = toDuckDb(parsed(sql)[0]!, 'postgres', { source: sql });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.refusal).toMatchObject({ name: 'to_char', line: 2, column: 3 });
   });
   it('turns MySQL WITH ROLLUP into ROLLUP()', () => {
     expect(duck('SELECT a, COUNT(*) FROM t GROUP BY a, b WITH ROLLUP', 'mysql')).toMatch(
@@ -106,13 +108,9 @@ describe('toDuckDb', () => {
   it('translates Snowflake functions', () => {
     expect(duck('SELECT IFF(a > 1, 1, 2) FROM t', 'snowflake')).toMatch(/CASE WHEN|IF\(/);
   });
-});
-
-describe('translateToCharFormat', () => {
-  it('keeps quoted text and escapes percent signs', () => {
-    expect(translateToCharFormat('YYYY"% of"MM')).toEqual({ ok: true, format: '%Y%% of%m' });
-  });
-  it('refuses blank-padded Month', () => {
-    expect(translateToCharFormat('Month').ok).toBe(false);
+  it('refuses a function no rule admits, by name', () => {
+    const sql = 'SELECT no_such_fn(1)';
+    const r = toDuckDb(parsed(sql, 'bigquery')[0]!, 'bigquery', { source: sql });
+    expect(r.ok ? undefined : r.refusal).toMatchObject({ name: 'no_such_fn', line: 1, column: 8 });
   });
 });
