@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
-import { localQuery } from '../core/sql/local-query.ts';
+import { localEngineError, localSql } from '../core/sql/local-query.ts';
 import { catalogColumnTypes } from '../core/sql/translate/catalog-types.ts';
 import type { Catalog } from '../core/catalog.ts';
 import type { Statement } from '../core/sql/tree.ts';
@@ -93,37 +93,15 @@ export const createQueryService = (deps: {
     catalog: Catalog,
   ): string => {
     if (w.adapter.dialect === w.dialect) return text;
-    const out = localQuery({
+    const out = localSql({
       stmt,
       sql: source,
       dialect: w.dialect,
+      warehouse: w.name,
       columnType: catalogColumnTypes(catalog),
     });
-    if (out.ok) return out.sql;
-    const { name, reason, line, column } = out.refusal;
-    const where = line !== undefined && column !== undefined ? ` (line ${line}, column ${column})` : '';
-    throw new GatewayError(
-      'unsupported-in-local-mode',
-      `${reason.charAt(0).toUpperCase()}${reason.slice(1)}${where}. Local mode translates ${w.dialect} SQL to DuckDB function by function and refuses what it cannot translate faithfully; a connected ${w.name} runs it as written.`,
-      {
-        function: name,
-        ...(line !== undefined ? { line } : {}),
-        ...(column !== undefined ? { column } : {}),
-      },
-    );
-  };
-
-  /**
-   * DuckDB's words about the SQL it was given concern the translation, not the user's text: they are
-   * introduced as such, without DuckDB's excerpt of the translated text (its LINE/column markers).
-   */
-  const localEngineError = (w: Warehouse, e: GatewayError, translated: string): GatewayError => {
-    const message = e.detail.split(/\n\s*\nLINE \d+:|\nLINE \d+:/)[0]?.trim() ?? e.detail;
-    return new GatewayError(
-      'query-failed',
-      `DuckDB, the local-mode engine, rejected this query as translated from ${w.dialect} SQL: ${message}`,
-      { engine: 'duckdb', translated_query: translated },
-    );
+    if (!out.ok) throw out.error;
+    return out.value;
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
@@ -177,7 +155,7 @@ export const createQueryService = (deps: {
           })
           .catch((e: unknown) => {
             if (local && isGatewayError(e) && e.code === 'query-failed' && signal?.aborted !== true)
-              throw localEngineError(w, e, toRun);
+              throw localEngineError(e, w.dialect, toRun);
             throw e;
           });
         const cost = await costOf(w, prepared, fallback);

@@ -39,7 +39,7 @@ export const time = (v: string): Want => ({ t: 'time', v });
 /** A JSON value (JSON type or JSON text), compared as parsed JSON. */
 export const json = (v: unknown): Want => ({ t: 'json', v });
 
-const isWant = (x: object): x is Want => 't' in x && typeof (x).t === 'string';
+const isWant = (x: object): x is Want => 't' in x && typeof x.t === 'string';
 
 export const want = (s: Shorthand): Want => {
   if (s === null) return { t: 'null' };

@@ -1,3 +1,5 @@
+import { GatewayError } from '../errors.ts';
+import type { Result } from '../errors.ts';
 import type { SqlDialect } from './dialect.ts';
 import { tokenizeSql } from './parse.ts';
 import type { SqlToken } from './parse.ts';
@@ -90,4 +92,44 @@ export const localQuery = (input: {
   const tokens = name === undefined ? undefined : tokenizeSql(sql, dialect);
   const at = tokens?.find((t) => t.text.toUpperCase() === name);
   return refusal(name ?? 'query', `local mode cannot translate this query: ${out.message}`, sql, at);
+};
+
+/**
+ * `localQuery` as the gateway reports it: the DuckDB SQL, or the 422 problem `unsupported-in-local-mode`
+ * naming the function and the user's line and column (`warehouse` names the warehouse that would run it as
+ * written when connected).
+ */
+export const localSql = (
+  input: Parameters<typeof localQuery>[0] & { readonly warehouse: string },
+): Result<string> => {
+  const out = localQuery(input);
+  if (out.ok) return { ok: true, value: out.sql };
+  const { name, reason, line, column } = out.refusal;
+  const where = line !== undefined && column !== undefined ? ` (line ${line}, column ${column})` : '';
+  return {
+    ok: false,
+    error: new GatewayError(
+      'unsupported-in-local-mode',
+      `${reason.charAt(0).toUpperCase()}${reason.slice(1)}${where}. Local mode translates ${input.dialect} SQL to DuckDB function by function and refuses what it cannot translate faithfully; a connected ${input.warehouse} runs it as written.`,
+      {
+        function: name,
+        ...(line !== undefined ? { line } : {}),
+        ...(column !== undefined ? { column } : {}),
+      },
+    ),
+  };
+};
+
+/**
+ * DuckDB's words about the SQL it was given concern the translation, not the user's text: they are introduced
+ * as such, without DuckDB's excerpt of the translated text (its LINE and caret lines), and the translated query
+ * travels as an extension member for whoever needs it.
+ */
+export const localEngineError = (e: GatewayError, dialect: SqlDialect, translated: string): GatewayError => {
+  const message = e.detail.split(/\n\s*\nLINE \d+:|\nLINE \d+:/)[0]?.trim() ?? e.detail;
+  return new GatewayError(
+    'query-failed',
+    `DuckDB, the local-mode engine, rejected this query as translated from ${dialect} SQL: ${message}`,
+    { ...e.context, engine: 'duckdb', translated_query: translated },
+  );
 };

@@ -55,5 +55,14 @@ export const locateRefusal = (
   const start = firstOffset(refusal.node);
   const before = start === undefined ? [] : candidates.filter((t) => t.start <= start);
   const pick = before[before.length - 1] ?? candidates[0];
-  return pick === undefined ? undefined : { ...positionAt(source, pick.start), text: pick.text };
+  if (pick === undefined) return undefined;
+  // A qualified name (`NET.HOST`, `SAFE.PARSE_DATE`) starts at its first part.
+  let first = tokens.indexOf(pick);
+  while (first >= 2 && tokens[first - 1]?.type === 'DOT' && tokens[first - 2]?.type === 'VAR') first -= 2;
+  const head = tokens[first] as SqlToken;
+  const text = tokens
+    .slice(first, tokens.indexOf(pick) + 1)
+    .map((t) => t.text)
+    .join('');
+  return { ...positionAt(source, head.start), text };
 };

@@ -49,6 +49,14 @@ const callName = (payload: Record<string, unknown>): string =>
 
 const displayName = (kind: string, payload: Record<string, unknown>, rule: LocalRule | undefined): string => {
   if (kind === 'function' || kind === 'aggregate_function') return callName(payload);
+  if (kind === 'method_call') {
+    // `NET.HOST(x)`: a qualified call the library reads as a method of a column named NET.
+    const owner = payloadOf(payload.this)?.name;
+    const ownerName = isRecord(owner) && typeof owner.name === 'string' ? owner.name : undefined;
+    const method =
+      isRecord(payload.method) && typeof payload.method.name === 'string' ? payload.method.name : undefined;
+    if (ownerName !== undefined && method !== undefined) return `${ownerName}.${method}`.toUpperCase();
+  }
   for (const field of ['original_name', 'name']) {
     const v = payload[field];
     if (typeof v === 'string' && /^[A-Za-z_][\w.]*$/.test(v)) return v.toUpperCase();
