@@ -15,6 +15,8 @@ export type Case = {
   readonly refused?: string;
   /** MySQL only: why MariaDB cannot check it (it differs from MySQL here), or absent when it can. */
   readonly notOnMariaDb?: string;
+  /** MySQL only: why MariaDB cannot run the printed text (it prints a MySQL 8 spelling MariaDB lacks). */
+  readonly printedNotOnMariaDb?: string;
 };
 
 export type Group = {
@@ -24,7 +26,7 @@ export type Group = {
   readonly cases: readonly Case[];
 };
 
-type Options = { refused?: string; notOnMariaDb?: string; ordered?: boolean };
+type Options = { refused?: string; notOnMariaDb?: string; printedNotOnMariaDb?: string; ordered?: boolean };
 
 /** An expression and its documented value. */
 export const v = (sql: string, value: Shorthand, o: Options = {}): Case => ({
@@ -41,6 +43,7 @@ export const q = (sql: string, rows: Shorthand[][], o: Options = {}): Case => ({
   ordered: o.ordered ?? false,
   ...(o.refused !== undefined ? { refused: o.refused } : {}),
   ...(o.notOnMariaDb !== undefined ? { notOnMariaDb: o.notOnMariaDb } : {}),
+  ...(o.printedNotOnMariaDb !== undefined ? { printedNotOnMariaDb: o.printedNotOnMariaDb } : {}),
 });
 
 /** An expression or query the documentation says raises an error (e.g. division by zero). */

@@ -3,7 +3,7 @@ import type { SqlDialect } from '../sql/dialect.ts';
 import type { Statement } from '../sql/tree.ts';
 import { visitObjects } from '../sql/tree.ts';
 import { checkSyntax } from '../sql/parse.ts';
-import { printSql } from '../sql/print.ts';
+import { printLike } from '../sql/print-like.ts';
 import { sameOutputNames } from './output-names.ts';
 import { compactTree, treeFeatures } from './features.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
@@ -121,7 +121,8 @@ export const rewriteStatement = (
       if (!changed) break;
     }
     if (applied.length === 0) return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false };
-    const printed = printSql(current, ctx.dialect);
+    // Printed to look like the user's text: its layout, comments and spelling wherever they still apply.
+    const printed = printLike(current, ctx.dialect, originalSql);
     if (!printed.ok) return fallback(`rewritten query could not be printed: ${printed.message}`);
     // Once per query, and without building a tree: the strict syntax check of the printed text.
     if (!checkSyntax(printed.sql, ctx.dialect))

@@ -25,7 +25,7 @@ const GOLDEN: Golden[] = [
   [
     'snowflake',
     'SELECT 1 AS one FROM (SELECT a, b FROM t) AS d WHERE EXISTS (SELECT 1 FROM u WHERE u.x = d.b)',
-    'SELECT 1 AS one FROM (SELECT b FROM t) AS d WHERE EXISTS(SELECT 1 FROM u WHERE u.x = d.b)',
+    'SELECT 1 AS one FROM (SELECT b FROM t) AS d WHERE EXISTS (SELECT 1 FROM u WHERE u.x = d.b)',
   ],
   [
     'snowflake',

@@ -148,6 +148,28 @@ const snowflakeValues = (c: Call): Translation => {
   });
 };
 
+/** Snowflake `(VALUES …)` as a derived table names its columns COLUMN1, … too. */
+const snowflakeValuesSubquery = (c: Call): Translation => {
+  const p = c.payload;
+  const values = payloadOf(p.this);
+  const rows: unknown[] =
+    kindOf(p.this) === 'values' && Array.isArray(values?.expressions)
+      ? (values.expressions as unknown[])
+      : [];
+  const first = rows[0];
+  const width = isRecord(first) && Array.isArray(first.expressions) ? first.expressions.length : 0;
+  if (!c.ctx.inFrom || width === 0 || (Array.isArray(p.column_aliases) && p.column_aliases.length > 0))
+    return keep;
+  const ident = (name: string) => ({ name, quoted: false, trailing_comments: [] });
+  return replaceWith({
+    subquery: {
+      ...p,
+      alias: isRecord(p.alias) ? p.alias : ident('sg_values'),
+      column_aliases: Array.from({ length: width }, (_, i) => ident(`column${i + 1}`)),
+    },
+  });
+};
+
 const PG_ARRAYS: LocalRule = {
   kinds: [
     'array_agg',
@@ -275,6 +297,13 @@ export const ARRAYS: RuleSet = {
       family: 'arrays',
       why: 'the columns are named COLUMN1, COLUMN2, …',
       translate: snowflakeValues,
+    },
+    {
+      kinds: ['subquery'],
+      names: ['(VALUES …)'],
+      family: 'arrays',
+      why: 'the columns of a VALUES derived table are named COLUMN1, COLUMN2, …',
+      translate: snowflakeValuesSubquery,
     },
   ],
   postgres: [

@@ -73,14 +73,11 @@ const lastDaySql = (part: DatePart, defaultWeekStart: number): string | undefine
 const lastDay =
   (defaultWeekStart: number) =>
   (c: Call): Translation => {
-    const part =
-      c.payload.unit === undefined || c.payload.unit === null
-        ? { unit: 'MONTH' }
-        : datePartOf(c.payload.unit);
+    // A typed node (`unit` field), or a plain call LAST_DAY(x [, part]) (parse.ts keeps WEEK(<day>) that way).
+    const [x, unit] = c.kind === 'function' ? [c.args[0], c.args[1]] : [c.payload.this, c.payload.unit];
+    const part = unit === undefined || unit === null ? { unit: 'MONTH' } : datePartOf(unit);
     const t = part === undefined ? undefined : lastDaySql(part, defaultWeekStart);
-    return t === undefined
-      ? refuse('LAST_DAY with this part is not supported in local mode')
-      : duckdb(t, c.payload.this);
+    return t === undefined ? refuse('LAST_DAY with this part is not supported in local mode') : duckdb(t, x);
   };
 
 /** Snowflake DATE_TRUNC('part', x) and TRUNC(x, 'part'): weeks start on Monday (WEEK_START = 0). */

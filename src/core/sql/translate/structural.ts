@@ -49,6 +49,7 @@ const STRUCTURAL = new Set([
   'interval',
   'tuple',
   'array_func',
+  'array',
   'dot',
   // operators with one meaning everywhere
   'paren',
