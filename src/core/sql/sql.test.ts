@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSql, tokenizeSql } from './parse.ts';
 import { printSql, toDuckDb } from './print.ts';
 import { checkReadOnly, checkReadOnlyTokens } from './read-only.ts';
+import { localQuery } from './local-query.ts';
 
 const parsed = (sql: string, d: Parameters<typeof parseSql>[1] = 'postgres') => {
   const r = parseSql(sql, d);
@@ -112,5 +113,22 @@ describe('toDuckDb', () => {
     const sql = 'SELECT no_such_fn(1)';
     const r = toDuckDb(parsed(sql, 'bigquery')[0]!, 'bigquery', { source: sql });
     expect(r.ok ? undefined : r.refusal).toMatchObject({ name: 'no_such_fn', line: 1, column: 8 });
+  });
+});
+
+describe('localQuery for texts too deep to parse', () => {
+  const deep = (inner: string) => `SELECT ${'('.repeat(40)}${inner}${')'.repeat(40)} AS x`;
+  it('runs a text whose functions the library translates faithfully', () => {
+    const r = localQuery({ stmt: undefined, sql: deep('ABS(-1)'), dialect: 'bigquery' });
+    expect(r.ok).toBe(true);
+  });
+  it('refuses a function local mode corrects, with its line and column', () => {
+    const sql = `SELECT 1,\n  ${deep("DATE_SUB(DATE '2024-01-01', INTERVAL 1 DAY)").slice('SELECT '.length)}`;
+    const r = localQuery({ stmt: undefined, sql, dialect: 'bigquery' });
+    expect(r.ok ? undefined : r.refusal).toMatchObject({ name: 'DATE_SUB', line: 2 });
+  });
+  it('refuses a division, whose division by zero it could not make an error', () => {
+    const r = localQuery({ stmt: undefined, sql: deep('1 / 2'), dialect: 'postgres' });
+    expect(r.ok ? undefined : r.refusal).toMatchObject({ name: '/', line: 1 });
   });
 });

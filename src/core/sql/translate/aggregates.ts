@@ -73,11 +73,11 @@ const WINDOW: LocalRule = {
   family: 'window-functions',
 };
 
-const BOOLEAN_AGGREGATES: LocalRule = {
+const booleanAggregates = (...names: string[]): LocalRule => ({
   kinds: ['logical_and', 'logical_or'],
-  names: ['LOGICAL_AND', 'LOGICAL_OR', 'BOOL_AND', 'BOOL_OR', 'EVERY', 'BOOLAND_AGG', 'BOOLOR_AGG'],
+  names,
   family: 'aggregates',
-};
+});
 
 /**
  * Approximate counts run exactly: an exact answer is within any documented error, and DuckDB's own HyperLogLog
@@ -133,12 +133,12 @@ const ratioToReport = (c: Call): Translation => {
 };
 
 export const AGGREGATE_RULES: RuleSet = {
-  bigquery: [AGGREGATES, GROUPING, WINDOW, BOOLEAN_AGGREGATES],
+  bigquery: [AGGREGATES, GROUPING, WINDOW, booleanAggregates('LOGICAL_AND', 'LOGICAL_OR')],
   snowflake: [
     AGGREGATES,
     GROUPING,
     WINDOW,
-    BOOLEAN_AGGREGATES,
+    booleanAggregates('BOOLAND_AGG', 'BOOLOR_AGG'),
     {
       kinds: ['median', 'mode'],
       names: ['MEDIAN', 'MODE', 'PERCENTILE_CONT', 'PERCENTILE_DISC'],
@@ -156,7 +156,7 @@ export const AGGREGATE_RULES: RuleSet = {
     AGGREGATES,
     GROUPING,
     WINDOW,
-    BOOLEAN_AGGREGATES,
+    booleanAggregates('BOOL_AND', 'BOOL_OR', 'EVERY'),
     { kinds: ['mode'], names: ['MODE', 'PERCENTILE_CONT', 'PERCENTILE_DISC'], family: 'aggregates' },
   ],
 };

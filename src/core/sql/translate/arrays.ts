@@ -369,7 +369,6 @@ export const ARRAYS: RuleSet = {
     },
     {
       kinds: ['alias'],
-      names: ['AS'],
       family: 'arrays',
       why: 'generate_series(…) AS x names the column x; DuckDB names the table x and the column generate_series',
       translate: postgresFromFunction,

@@ -24,16 +24,20 @@ const STRICT_GREATEST: LocalRule = {
 };
 
 /** The conditional functions the library translates faithfully everywhere (the corpus shows each). */
-const COMMON: LocalRule = {
+const common = (...names: string[]): LocalRule => ({
   kinds: ['coalesce', 'if_func', 'null_if', 'nullif', 'nvl'],
-  names: ['COALESCE', 'IF', 'IFF', 'IFNULL', 'NULLIF', 'NVL'],
+  names: ['COALESCE', 'NULLIF', ...names],
   family: 'conditional',
-};
+});
 
 export const CONDITIONAL: RuleSet = {
-  bigquery: [COMMON, STRICT_GREATEST, { kinds: ['count_if'], names: ['COUNTIF'], family: 'conditional' }],
+  bigquery: [
+    common('IF', 'IFNULL'),
+    STRICT_GREATEST,
+    { kinds: ['count_if'], names: ['COUNTIF'], family: 'conditional' },
+  ],
   snowflake: [
-    COMMON,
+    common('IFF', 'IFNULL', 'NVL'),
     STRICT_GREATEST,
     {
       kinds: ['nvl2', 'count_if'],
@@ -42,7 +46,7 @@ export const CONDITIONAL: RuleSet = {
     },
   ],
   postgres: [
-    COMMON,
+    common(),
     { names: ['GREATEST', 'LEAST'], kinds: ['greatest', 'least'], family: 'conditional' },
     {
       names: ['NUM_NONNULLS', 'NUM_NULLS'],

@@ -139,6 +139,7 @@ const postgresJsonAgg = (c: Call): Translation => {
 
 export const SEMI_STRUCTURED: RuleSet = {
   bigquery: [
+    { names: ['STRUCT'], family: 'structs' },
     {
       kinds: ['json_value'],
       names: ['JSON_VALUE'],
@@ -166,7 +167,7 @@ export const SEMI_STRUCTURED: RuleSet = {
     },
     {
       kinds: ['json_query', 'json_extract', 'json_extract_scalar', 'parse_json'],
-      names: ['JSON_QUERY', 'JSON_EXTRACT', 'JSON_EXTRACT_SCALAR', 'PARSE_JSON', 'TO_JSON_STRING', 'STRUCT'],
+      names: ['JSON_QUERY', 'JSON_EXTRACT', 'JSON_EXTRACT_SCALAR', 'PARSE_JSON', 'TO_JSON_STRING'],
       family: 'semi-structured',
     },
   ],
