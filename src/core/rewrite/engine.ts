@@ -121,8 +121,11 @@ export const rewriteStatement = (
       if (!changed) break;
     }
     if (applied.length === 0) return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false };
-    // Printed to look like the user's text: its layout, comments and spelling wherever they still apply.
-    const printed = printLike(current, ctx.dialect, originalSql);
+    // Printed to look like the user's text (its layout, comments and spelling wherever they still apply), as
+    // long as half the time budget is left: past it, the library's own text.
+    const printed = printLike(current, ctx.dialect, originalSql, {
+      stop: () => ctx.now() - start > ctx.budgetMs / 2,
+    });
     if (!printed.ok) return fallback(`rewritten query could not be printed: ${printed.message}`);
     // Once per query, and without building a tree: the strict syntax check of the printed text.
     if (!checkSyntax(printed.sql, ctx.dialect))

@@ -197,24 +197,27 @@ const splice = (
   return out;
 };
 
-/** The regions where both sides have tokens: candidates for the user's own text. */
+/** The regions where both sides have a few tokens (at most `max`): candidates for the user's own text. */
 const changedRegions = (
   pairs: ReadonlyArray<readonly [number, number]>,
   on: number,
   gn: number,
+  max: number,
 ): number[] => {
   const anchors: Array<readonly [number, number]> = [[-1, -1], ...pairs, [on, gn]];
   const out: number[] = [];
   for (let r = 0; r + 1 < anchors.length; r++) {
     const [pi, pj] = anchors[r] as readonly [number, number];
     const [ni, nj] = anchors[r + 1] as readonly [number, number];
-    if (ni - pi > 1 && nj - pj > 1) out.push(r);
+    if (ni - pi > 1 && nj - pj > 1 && ni - pi - 1 <= max && nj - pj - 1 <= max) out.push(r);
   }
   return out;
 };
 
 /** At most this many changed regions are tried one by one for the user's own text (each costs a read-back). */
-const MAX_RESTORED = 8;
+const MAX_RESTORED = 3;
+/** Changed stretches longer than this (tokens, on either side) are the rewrite's own work, not respellings. */
+const MAX_REGION_TOKENS = 8;
 
 /**
  * Prints a statement in a dialect looking like `original` (the user's text it was rewritten from): on several
@@ -224,9 +227,15 @@ const MAX_RESTORED = 8;
  *
  * @example printLike(rewritten, 'postgres', 'select a\n  -- the key\nfrom t where 1 = 1') // 'select a\n  -- the key\nfrom t'
  */
-export const printLike = (stmt: Statement, dialect: SqlDialect, original: string): PrintOutcome => {
+export const printLike = (
+  stmt: Statement,
+  dialect: SqlDialect,
+  original: string,
+  opts: { readonly stop?: () => boolean } = {},
+): PrintOutcome => {
   const printed = printSql(stmt, dialect);
-  if (!printed.ok) return printed;
+  const stop = opts.stop ?? (() => false);
+  if (!printed.ok || stop()) return printed;
   const o = tokensOf(original, dialect);
   const g0 = tokensOf(printed.sql, dialect);
   if (o === undefined || g0 === undefined || g0.length === 0) return printed;
@@ -244,23 +253,39 @@ export const printLike = (stmt: Statement, dialect: SqlDialect, original: string
       matched.has(`${i - 1}:${j - 1}`) ||
       matched.has(`${i + 1}:${j + 1}`),
   );
-  const expected = printSql(withoutComments(stmt), dialect);
-  if (!expected.ok) return printed;
-  /** Whether a text reads back as the printed statement (comments aside). */
+  let expected: string | undefined;
+  /** Whether a text reads back as the printed statement (comments aside). Each call parses and prints once. */
   const readsBack = (text: string): boolean => {
-    const back = parseSql(text, dialect);
+    if (stop()) return false;
+    if (expected === undefined) {
+      const e = printSql(withoutComments(stmt), dialect);
+      if (!e.ok) return false;
+      expected = e.sql;
+    }
+    const back = parseSql(text, dialect, { strict: false });
     if (!back.ok || back.statements.length !== 1) return false;
     const again = printSql(withoutComments(back.statements[0] as Statement), dialect);
-    return again.ok && again.sql === expected.sql;
+    return again.ok && again.sql === expected;
   };
-  const restore = new Set<number>();
-  let text = splice(original, o, generated, g, pairs, restore);
-  if (!readsBack(text)) return printed;
-  for (const r of changedRegions(pairs, o.length, g.length).slice(0, MAX_RESTORED)) {
-    restore.add(r);
-    const candidate = splice(original, o, generated, g, pairs, restore);
-    if (readsBack(candidate)) text = candidate;
-    else restore.delete(r);
+  const plain = splice(original, o, generated, g, pairs, new Set());
+  // Short changed stretches are often the library's own spelling of the same thing (a quoted path, a raw
+  // string, a synonym): the user's text comes back for all of them at once if that reads the same, else for
+  // each one that does (a few at most: each costs a read-back).
+  const candidates = changedRegions(pairs, o.length, g.length, MAX_REGION_TOKENS);
+  if (candidates.length === 0 && plain === printed.sql) return printed;
+  if (candidates.length > 0) {
+    const all = splice(original, o, generated, g, pairs, new Set(candidates));
+    if (readsBack(all)) return { ok: true, sql: all };
   }
+  if (!readsBack(plain)) return printed;
+  let text = plain;
+  const restore = new Set<number>();
+  if (candidates.length > 1)
+    for (const r of candidates.slice(0, MAX_RESTORED)) {
+      restore.add(r);
+      const candidate = splice(original, o, generated, g, pairs, restore);
+      if (readsBack(candidate)) text = candidate;
+      else restore.delete(r);
+    }
   return { ok: true, sql: text };
 };
