@@ -235,6 +235,20 @@ export const BIGQUERY_STRUCTURES: Group[] = [
     ],
   },
   {
+    family: 'null-ordering',
+    doc: `${BQ}query-syntax#order_by_clause ("NULLS FIRST is the default for ASC, NULLS LAST for DESC")`,
+    cases: [
+      q('SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x', [[null], [1], [2]], { ordered: true }),
+      q('SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x DESC', [[2], [1], [null]], { ordered: true }),
+      q('SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x DESC NULLS FIRST', [[null], [2], [1]], {
+        ordered: true,
+      }),
+      q("SELECT STRING_AGG(CAST(x AS STRING), ',' ORDER BY x) AS s FROM UNNEST([2, NULL, 1]) AS x", [
+        ['1,2'],
+      ]),
+    ],
+  },
+  {
     family: 'select-star',
     doc: `${BQ}query-syntax#select_except, #select_replace`,
     cases: [

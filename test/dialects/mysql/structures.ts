@@ -111,6 +111,26 @@ export const MYSQL_STRUCTURES: Group[] = [
     ],
   },
   {
+    family: 'null-ordering',
+    doc: `${MY}sorting-rows.html (NULL values sort first ascending and last descending)`,
+    cases: [
+      q(
+        'SELECT x FROM (SELECT 2 AS x UNION ALL SELECT NULL UNION ALL SELECT 1) AS t ORDER BY x',
+        [[null], [1], [2]],
+        {
+          ordered: true,
+        },
+      ),
+      q(
+        'SELECT x FROM (SELECT 2 AS x UNION ALL SELECT NULL UNION ALL SELECT 1) AS t ORDER BY x DESC',
+        [[2], [1], [null]],
+        {
+          ordered: true,
+        },
+      ),
+    ],
+  },
+  {
     family: 'queries',
     doc: `${MY}select.html (LIMIT offset, row_count and LIMIT … OFFSET), with.html (recursive common table expressions), derived-tables.html`,
     cases: [

@@ -156,6 +156,23 @@ export const POSTGRES_STRUCTURES: Group[] = [
     ],
   },
   {
+    family: 'null-ordering',
+    doc: `${PG}queries-order.html ("NULLS FIRST is the default for DESC order, and NULLS LAST otherwise"), functions-aggregate.html (ORDER BY inside an aggregate)`,
+    cases: [
+      q('SELECT x FROM (VALUES (2), (NULL), (1)) AS t(x) ORDER BY x', [[1], [2], [null]], { ordered: true }),
+      q('SELECT x FROM (VALUES (2), (NULL), (1)) AS t(x) ORDER BY x DESC', [[null], [2], [1]], {
+        ordered: true,
+      }),
+      q('SELECT array_agg(x ORDER BY x DESC) AS a FROM (VALUES (2), (NULL), (1)) AS t(x)', [[[null, 2, 1]]]),
+      q('SELECT array_agg(x ORDER BY x) AS a FROM (VALUES (2), (NULL), (1)) AS t(x)', [[[1, 2, null]]]),
+      q('SELECT x, row_number() OVER (ORDER BY x DESC) AS n FROM (VALUES (2), (NULL), (1)) AS t(x)', [
+        [null, int(1)],
+        [2, int(2)],
+        [1, int(3)],
+      ]),
+    ],
+  },
+  {
     family: 'queries',
     doc: `${PG}queries-limit.html (LIMIT, OFFSET), sql-select.html#SQL-LIMIT (FETCH FIRST), queries-table-expressions.html#QUERIES-LATERAL, queries-values.html, queries-with.html (recursive CTE)`,
     cases: [

@@ -177,6 +177,21 @@ export const SNOWFLAKE_STRUCTURES: Group[] = [
     ],
   },
   {
+    family: 'null-ordering',
+    doc: `${SF}constructs/order-by (NULLs sort as higher than any other value: last ascending, first descending)`,
+    cases: [
+      q('SELECT column1 FROM VALUES (2), (NULL), (1) ORDER BY column1', [[1], [2], [null]], {
+        ordered: true,
+      }),
+      q('SELECT column1 FROM VALUES (2), (NULL), (1) ORDER BY column1 DESC', [[null], [2], [1]], {
+        ordered: true,
+      }),
+      q('SELECT column1 FROM VALUES (2), (NULL), (1) ORDER BY column1 NULLS FIRST', [[null], [1], [2]], {
+        ordered: true,
+      }),
+    ],
+  },
+  {
     family: 'select-star',
     doc: `${SF}sql/select#parameters (EXCLUDE, REPLACE, RENAME)`,
     cases: [

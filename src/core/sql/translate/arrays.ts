@@ -9,25 +9,32 @@ const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
  * BigQuery ARRAY_AGG with ORDER BY, LIMIT, IGNORE NULLS or DISTINCT. DuckDB has no LIMIT inside an aggregate
  * (the list is sliced), and BigQuery orders NULLs first ascending and last descending unless told otherwise.
  */
-const bigqueryArrayAgg = (c: Call): Translation => {
-  const p = c.payload;
-  const order = Array.isArray(p.order_by) ? (p.order_by as Array<Record<string, unknown>>) : [];
-  const limit = p.limit === undefined || p.limit === null ? undefined : numberValue(p.limit);
-  if (p.limit !== undefined && p.limit !== null && (limit === undefined || limit < 0))
-    return refuse('ARRAY_AGG needs a constant LIMIT in local mode');
-  if (order.length === 0 && limit === undefined && p.ignore_nulls !== true) return keep;
-  if (limit !== undefined && c.ctx.inWindow) return refuse('ARRAY_AGG with LIMIT as a window function');
-  const keys = order.map((o, i) => {
-    const desc = o.desc === true;
-    const nullsFirst = typeof o.nulls_first === 'boolean' ? o.nulls_first : !desc;
-    return `{${i + 1}} ${desc ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
-  });
-  const distinct = p.distinct === true ? 'DISTINCT ' : '';
-  let agg = `array_agg(${distinct}{0}${keys.length > 0 ? ` ORDER BY ${keys.join(', ')}` : ''})`;
-  if (p.ignore_nulls === true) agg += ' FILTER (WHERE {0} IS NOT NULL)';
-  if (limit !== undefined) agg = `list_slice(${agg}, 1, ${limit})`;
-  return duckdb(agg, p.this, ...order.map((o) => o.this));
-};
+const arrayAgg =
+  (nullsFirstWhenAscending: boolean) =>
+  (c: Call): Translation => {
+    const p = c.payload;
+    const order = Array.isArray(p.order_by) ? (p.order_by as Array<Record<string, unknown>>) : [];
+    const limit = p.limit === undefined || p.limit === null ? undefined : numberValue(p.limit);
+    if (p.limit !== undefined && p.limit !== null && (limit === undefined || limit < 0))
+      return refuse('ARRAY_AGG needs a constant LIMIT in local mode');
+    if (order.length === 0 && limit === undefined && p.ignore_nulls !== true) return keep;
+    if (limit !== undefined && c.ctx.inWindow) return refuse('ARRAY_AGG with LIMIT as a window function');
+    const keys = order.map((o, i) => {
+      const desc = o.desc === true;
+      const nullsFirst =
+        typeof o.nulls_first === 'boolean' ? o.nulls_first : desc !== nullsFirstWhenAscending;
+      return `{${i + 1}} ${desc ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`;
+    });
+    const distinct = p.distinct === true ? 'DISTINCT ' : '';
+    let agg = `array_agg(${distinct}{0}${keys.length > 0 ? ` ORDER BY ${keys.join(', ')}` : ''})`;
+    if (p.ignore_nulls === true) agg += ' FILTER (WHERE {0} IS NOT NULL)';
+    if (limit !== undefined) agg = `list_slice(${agg}, 1, ${limit})`;
+    return duckdb(agg, p.this, ...order.map((o) => o.this));
+  };
+
+/** BigQuery orders NULLs first ascending and last descending; PostgreSQL the other way round. */
+const bigqueryArrayAgg = arrayAgg(true);
+const postgresArrayAgg = arrayAgg(false);
 
 /**
  * BigQuery array subscripts: OFFSET (0-based) and ORDINAL (1-based) raise an error out of range, SAFE_ forms
@@ -171,17 +178,8 @@ const snowflakeValuesSubquery = (c: Call): Translation => {
 };
 
 const PG_ARRAYS: LocalRule = {
-  kinds: [
-    'array_agg',
-    'array_position',
-    'array_append',
-    'array_remove',
-    'array_slice',
-    'array_contains_all',
-    'unnest',
-  ],
+  kinds: ['array_position', 'array_append', 'array_remove', 'array_slice', 'array_contains_all', 'unnest'],
   names: [
-    'ARRAY_AGG',
     'ARRAY_LENGTH',
     'ARRAY_CAT',
     'UNNEST',
@@ -308,6 +306,13 @@ export const ARRAYS: RuleSet = {
   ],
   postgres: [
     PG_ARRAYS,
+    {
+      kinds: ['array_agg'],
+      names: ['ARRAY_AGG'],
+      family: 'arrays',
+      why: 'the library drops the NULLS FIRST of a descending ORDER BY inside array_agg (PostgreSQL default)',
+      translate: postgresArrayAgg,
+    },
     {
       kinds: ['cardinality'],
       names: ['CARDINALITY'],
