@@ -156,7 +156,16 @@ export const toDuckDb = (stmt: Statement, from: SqlDialect, opts: ToDuckDbOption
   }
   const early = respectNulls(opts.source, from);
   if (early !== undefined) return { ok: false, message: early.reason, refusal: early };
-  const walked = applyLocalRules(copy, from, ruleIndex(from), opts.columnType);
+  let walked: ReturnType<typeof applyLocalRules>;
+  try {
+    walked = applyLocalRules(copy, from, ruleIndex(from), opts.columnType);
+  } catch (e) {
+    // A tree shape no rule foresaw: refused as a whole rather than translated on trust.
+    return {
+      ok: false,
+      message: `local mode cannot translate this query (${e instanceof Error ? e.message : String(e)})`,
+    };
+  }
   if (!walked.ok) {
     const { name, reason } = walked.refusal;
     const tokens = opts.source === undefined ? undefined : tokenizeSql(opts.source, from);
