@@ -7,9 +7,11 @@ const BQ = 'https://cloud.google.com/bigquery/docs/reference/standard-sql/';
 export const BIGQUERY_VALUES: Group[] = [
   {
     family: 'division',
-    doc: `${BQ}operators#arithmetic_operators ("/" returns FLOAT64 for INT64 inputs; division by zero is an error); mathematical_functions#div, #safe_divide, #ieee_divide, #mod, #round ("rounds halfway cases away from zero"); conversion_functions#cast (FLOAT64 to INT64: halfway cases round away from zero)`,
+    doc: `${BQ}lexical#floating_point_literals (a literal with a decimal point is a FLOAT64), operators#arithmetic_operators ("/" returns FLOAT64 for INT64 inputs; division by zero is an error); mathematical_functions#div, #safe_divide, #ieee_divide, #mod, #round ("rounds halfway cases away from zero"); conversion_functions#cast (FLOAT64 to INT64: halfway cases round away from zero)`,
     cases: [
       v('7 / 2', frac(3.5)),
+      v('0.1 + 0.2 = 0.3', false),
+      v('1.5 * 2', frac(3)),
       v('6 / 2', frac(3)),
       v('DIV(7, 2)', int(3)),
       v('DIV(12, -7)', int(-1)),

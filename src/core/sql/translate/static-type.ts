@@ -90,7 +90,14 @@ export const staticType = (
     case 'safe_cast':
       return castType(p.to, dialect);
     case 'paren':
+    case 'neg':
       return staticType(p.this, dialect, ctx);
+    case 'add':
+    case 'sub':
+    case 'mul': {
+      const [l, r] = [staticType(p.left, dialect, ctx), staticType(p.right, dialect, ctx)];
+      return l === 'float' || r === 'float' ? 'float' : l === r ? l : undefined;
+    }
     case 'column': {
       const name = isRecord(p.name) && typeof p.name.name === 'string' ? p.name.name : undefined;
       const table = isRecord(p.table) && typeof p.table.name === 'string' ? p.table.name : undefined;

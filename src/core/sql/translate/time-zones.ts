@@ -16,6 +16,10 @@ const bigqueryLiteral = (c: Call): Translation => {
   if (typeof value !== 'string') return keep;
   if (type === 'timestamp') return duckdb(`CAST(${sqlString(value)} AS TIMESTAMPTZ)`);
   if (type === 'datetime') return duckdb(`CAST(${sqlString(value)} AS TIMESTAMP)`);
+  // A literal with a decimal point or an exponent is a FLOAT64 (DuckDB: an exact DECIMAL), so 0.1 + 0.2 = 0.3
+  // is false, as in BigQuery.
+  if (type === 'number' && /^\d*\.?\d*(e[+-]?\d+)?$/i.test(value) && /[.eE]/.test(value))
+    return duckdb(`CAST(${sqlString(value)} AS DOUBLE)`);
   return keep;
 };
 
@@ -69,7 +73,7 @@ export const TIME_ZONES: RuleSet = {
       kinds: ['literal'],
       names: ['TIMESTAMP literal'],
       family: 'time-zones',
-      why: "the library reads TIMESTAMP '… +02' as a civil time and drops the offset",
+      why: "the library reads TIMESTAMP '… +02' as a civil time and drops the offset, and makes 1.5 a DECIMAL (BigQuery: FLOAT64)",
       translate: bigqueryLiteral,
     },
     {
