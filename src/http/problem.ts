@@ -24,6 +24,8 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   internal: 500,
   'unsupported-in-local-mode': 422,
+  'bytes-limit-exceeded': 422,
+  'warehouse-rate-limited': 429,
 };
 
 const TITLES: Readonly<Record<ErrorCode, string>> = {
@@ -49,6 +51,8 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   forbidden: 'Forbidden',
   internal: 'Internal error',
   'unsupported-in-local-mode': 'Unsupported in local mode',
+  'bytes-limit-exceeded': 'Bytes limit exceeded',
+  'warehouse-rate-limited': 'Warehouse rate limit',
 };
 
 export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.ts';
 import type { Result } from '../errors.ts';
 import type { SqlDialect } from './dialect.ts';
-import { tokenizeSql } from './parse.ts';
+import { parseSql, tokenizeSql } from './parse.ts';
 import type { SqlToken } from './parse.ts';
 import { toDuckDb, transpileSql } from './print.ts';
 import type { LocalRefusal } from './print.ts';
@@ -69,7 +69,13 @@ export const localQuery = (input: {
   readonly dialect: SqlDialect;
   readonly columnType?: ColumnTypeOf;
 }): LocalQuery => {
-  const { stmt, sql, dialect } = input;
+  const { sql, dialect } = input;
+  let stmt = input.stmt;
+  if (stmt === undefined) {
+    // A caller without a tree (a text passed straight to the adapter): parse it here when it parses.
+    const parsed = parseSql(sql, dialect);
+    if (parsed.ok && parsed.statements.length === 1) stmt = parsed.statements[0];
+  }
   if (stmt === undefined) {
     const gate = deepTextGate(sql, dialect);
     if (gate !== undefined) return gate;

@@ -3,6 +3,7 @@ import type { SqlDialect } from './dialect.ts';
 import { tokenizeSql } from './parse.ts';
 import { toLibraryDialect } from './polyglot.ts';
 import { isLocalDialect, ruleIndex } from './translate/index.ts';
+import { moveCteColumns } from './translate/cte-columns.ts';
 import { locateRefusal, positionAt } from './translate/locate.ts';
 import { spliceTemplates } from './translate/splice.ts';
 import type { ColumnTypeOf } from './translate/types.ts';
@@ -156,6 +157,10 @@ export const toDuckDb = (stmt: Statement, from: SqlDialect, opts: ToDuckDbOption
   }
   const early = respectNulls(opts.source, from);
   if (early !== undefined) return { ok: false, message: early.reason, refusal: early };
+  if (from === 'bigquery') {
+    const lost = moveCteColumns(copy);
+    if (lost !== undefined) return { ok: false, message: `local mode cannot translate ${lost}` };
+  }
   let walked: ReturnType<typeof applyLocalRules>;
   try {
     walked = applyLocalRules(copy, from, ruleIndex(from), opts.columnType);

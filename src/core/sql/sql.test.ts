@@ -3,6 +3,7 @@ import { parseSql, tokenizeSql } from './parse.ts';
 import { printSql, toDuckDb } from './print.ts';
 import { checkReadOnly, checkReadOnlyTokens } from './read-only.ts';
 import { localQuery } from './local-query.ts';
+import { namedTables } from './references.ts';
 
 const parsed = (sql: string, d: Parameters<typeof parseSql>[1] = 'postgres') => {
   const r = parseSql(sql, d);
@@ -130,5 +131,24 @@ describe('localQuery for texts too deep to parse', () => {
   it('refuses a division, whose division by zero it could not make an error', () => {
     const r = localQuery({ stmt: undefined, sql: deep('1 / 2'), dialect: 'postgres' });
     expect(r.ok ? undefined : r.refusal).toMatchObject({ name: '/', line: 1 });
+  });
+});
+
+describe('namedTables', () => {
+  it('lists the tables a statement names, qualified as written, once each, without CTE names', () => {
+    const r = parseSql(
+      'WITH c AS (SELECT 1 AS x) SELECT * FROM `proj.ds.t1` a JOIN ds2.t2 ON true JOIN t3 ON true JOIN c ON true JOIN t3 b ON true',
+      'bigquery',
+    );
+    if (!r.ok || !r.statements[0]) throw new Error('parse');
+    const tables = namedTables(r.statements[0]);
+    expect(tables).toHaveLength(3);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        { catalog: 'proj', schema: 'ds', name: 't1' },
+        { schema: 'ds2', name: 't2' },
+        { name: 't3' },
+      ]),
+    );
   });
 });
