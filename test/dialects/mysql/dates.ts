@@ -16,7 +16,9 @@ export const MYSQL_DATES: Group[] = [
       v("DATE_ADD(DATE '2024-02-29', INTERVAL 1 YEAR)", date('2025-02-28')),
       v("DATE_ADD(DATE '2024-11-30', INTERVAL 1 QUARTER)", date('2025-02-28')),
       v("DATE_ADD(DATE '2024-01-01', INTERVAL 2 WEEK)", date('2024-01-15')),
-      v("DATE_ADD(DATE '2024-01-31', INTERVAL '1-2' YEAR_MONTH)", date('2025-03-31')),
+      v("DATE_ADD(DATE '2024-01-31', INTERVAL '1-2' YEAR_MONTH)", date('2025-03-31'), {
+        unparsed: 'the SQL library does not parse the composite interval units (YEAR_MONTH, DAY_HOUR, …)',
+      }),
       v("DATE_ADD(DATE '2024-01-01', INTERVAL 36 HOUR)", ts('2024-01-02 12:00:00')),
       v("DATE '2024-01-31' + INTERVAL 1 DAY", date('2024-02-01')),
       v("ADDDATE(DATE '2024-01-31', 5)", date('2024-02-05')),
