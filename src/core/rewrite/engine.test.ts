@@ -43,6 +43,7 @@ describe('rewriteStatement', () => {
       name: 'boom',
       needsCatalog: false,
       dialects: WAREHOUSE_DIALECTS,
+      obligations: [],
       apply: () => {
         throw new Error('x');
       },
@@ -55,6 +56,7 @@ describe('rewriteStatement', () => {
       name: 'rename',
       needsCatalog: false,
       dialects: WAREHOUSE_DIALECTS,
+      obligations: [],
       apply: (t) =>
         parse(JSON.stringify(t).includes('"b"') ? 'SELECT CAST(a AS DATE) FROM t' : 'SELECT a FROM t'),
     };
