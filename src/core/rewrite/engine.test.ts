@@ -79,4 +79,14 @@ describe('rewriteStatement', () => {
     const needy: RewriteRule = { ...simplifyBooleans, name: 'needy', needsCatalog: true };
     expect(rewriteStatement(parse(SQL), SQL, { ...base, rules: [needy] }).rulesApplied).toEqual([]);
   });
+  it('leaves a statement alone when the parser read a union as a comparison operand (found by fuzzing)', () => {
+    // The library parses this as `x.a < ((SELECT MIN(k) FROM w) UNION ALL SELECT b FROM u)`.
+    const sql =
+      'SELECT d.c FROM (SELECT a AS c FROM t WHERE a < (SELECT MIN(k) FROM w) UNION ALL SELECT b FROM u) AS d WHERE d.c > 0';
+    const out = rewriteStatement(parse(sql), sql, base);
+    expect(out).toMatchObject({ sql, fallback: true });
+    expect(out.reason).toMatch(/set operation/);
+    const fine = 'SELECT a FROM t WHERE a < (SELECT 1 UNION SELECT 2) AND 1 = 1';
+    expect(rewriteStatement(parse(fine), fine, base).fallback).toBe(false);
+  });
 });

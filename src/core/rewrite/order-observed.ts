@@ -1,7 +1,7 @@
 import { isRecord, kindOf } from '../sql/tree.ts';
 import { hasRowLimit, plainGroupKeys } from './selects.ts';
 import type { SelectBody } from './selects.ts';
-import { cteReferences } from './sql-types.ts';
+import { cteReferences } from './cte-scope.ts';
 import { bodyOf, sameNode, someNode } from './tree-ops.ts';
 
 /**
@@ -37,6 +37,20 @@ const ORDER_SENSITIVE_AGGREGATES = new Set([
   'list',
   'histogram',
   'group_array',
+  'json_arrayagg',
+  'json_objectagg',
+  'collect_list',
+  'arg_min',
+  'arg_max',
+  'argmin',
+  'argmax',
+  'min_by',
+  'max_by',
+  'mode',
+  'approx_top_k',
+  'first_value',
+  'last_value',
+  'nth_value',
 ]);
 
 /** Window functions whose value does not depend on the order of peers: whole-partition aggregates, ranks. */
@@ -79,6 +93,8 @@ export const readsInputOrder = (s: SelectBody): boolean => {
     own,
     (n, k) =>
       ORDER_SENSITIVE_AGGREGATES.has(nameOf(n, k)) ||
+      // Any other list-building aggregate (…_agg, …agg) concatenates in reading order.
+      (/agg$/.test(nameOf(n, k)) && nameOf(n, k) !== 'aggregate_function') ||
       (k === 'window_function' && windowReadsOrder(n[k] as Record<string, unknown>)) ||
       k === 'user_variable' ||
       k === 'session_parameter',

@@ -1,10 +1,12 @@
-import type { Catalog, ColumnInfo } from '../catalog.ts';
+import type { Catalog } from '../catalog.ts';
 import { findTable } from '../catalog.ts';
 import type { SqlDialect } from '../sql/dialect.ts';
-import { isRecord, kindOf } from '../sql/tree.ts';
+import { isRecord } from '../sql/tree.ts';
+import { cteReferences } from './cte-scope.ts';
+import { columnType } from './sql-type-names.ts';
 import { selectItems, sourcesOf } from './selects.ts';
 import type { SelectBody, Source } from './selects.ts';
-import { bodyOf, columnRef, identName, someNode } from './tree-ops.ts';
+import { bodyOf, columnRef, someNode } from './tree-ops.ts';
 
 /**
  * Types of expressions and of the output columns of queries, inferred from the catalog. Only what is certain
@@ -32,83 +34,6 @@ export type SqlType = {
   readonly name: string;
   /** Collation when the catalog names one (MySQL always; elsewhere only a non-default one). */
   readonly collation?: string;
-};
-
-const SYNONYMS: Record<string, string> = {
-  int: 'integer',
-  int4: 'integer',
-  integer: 'integer',
-  mediumint: 'integer',
-  int8: 'bigint',
-  bigint: 'bigint',
-  int64: 'bigint',
-  long: 'bigint',
-  int2: 'smallint',
-  smallint: 'smallint',
-  short: 'smallint',
-  tinyint: 'tinyint',
-  float8: 'double',
-  double: 'double',
-  'double precision': 'double',
-  float64: 'double',
-  float4: 'real',
-  real: 'real',
-  float: 'double',
-  bool: 'boolean',
-  boolean: 'boolean',
-  'character varying': 'varchar',
-  varchar: 'varchar',
-  character: 'char',
-  bpchar: 'char',
-  char: 'char',
-  decimal: 'numeric',
-  numeric: 'numeric',
-  'timestamp without time zone': 'timestamp',
-  'timestamp with time zone': 'timestamptz',
-};
-
-const familyOf = (base: string, logical: ColumnInfo['type']): TypeFamily => {
-  if (base === 'char') return 'char';
-  switch (logical) {
-    case 'int64':
-      return 'int';
-    case 'float64':
-      return 'float';
-    case 'numeric':
-      return 'decimal';
-    case 'bool':
-      return 'bool';
-    case 'string':
-      return 'string';
-    case 'date':
-      return 'date';
-    case 'timestamp':
-      return 'timestamp';
-    case 'timestamptz':
-      return 'timestamptz';
-    case 'bytes':
-      return 'bytes';
-    case 'other':
-      return 'other';
-  }
-};
-
-/** The canonical type of a catalog column: its warehouse spelling without synonyms or display widths. */
-export const columnType = (col: ColumnInfo): SqlType => {
-  const raw = (col.rawType ?? col.type).toLowerCase().trim().replace(/\s+/g, ' ');
-  const m = /^([a-z_ ]+)(\(([^)]*)\))?\s*(.*)$/.exec(raw);
-  const word = (m?.[1] ?? raw).trim();
-  const base = SYNONYMS[word] ?? word;
-  const params = (m?.[3] ?? '').replace(/\s+/g, '');
-  const rest = (m?.[4] ?? '').trim();
-  // MySQL's int(11): the width is display only. Other parameters (lengths, precision, scale) matter.
-  const kept = ['integer', 'bigint', 'smallint', 'tinyint'].includes(base) ? '' : params;
-  const name = `${base}${kept === '' ? '' : `(${kept})`}${rest === '' ? '' : ` ${rest}`}`;
-  return {
-    family: familyOf(base, col.type),
-    name,
-    ...(col.collation === undefined ? {} : { collation: col.collation.toLowerCase() }),
-  };
 };
 
 /**
@@ -161,66 +86,6 @@ export type TypeEnv = {
   readonly dialect: SqlDialect;
   /** Table-reference node → the body of the CTE it names in its scope (`null`: recursive or column list). */
   readonly ctes: ReadonlyMap<unknown, unknown>;
-};
-
-/**
- * Resolves every unqualified table reference of the tree that names a CTE in scope (innermost WITH first; a
- * CTE body sees the CTEs before it, all of them under WITH RECURSIVE) to that CTE's body.
- */
-export const cteReferences = (tree: unknown): Map<unknown, unknown> => {
-  const out = new Map<unknown, unknown>();
-  const scopes: Array<Map<string, unknown>> = [];
-  const lookup = (name: string): unknown => {
-    for (let i = scopes.length - 1; i >= 0; i--) {
-      const scope = scopes[i];
-      if (scope?.has(name)) return scope.get(name);
-    }
-    return undefined;
-  };
-  const visit = (v: unknown): void => {
-    if (Array.isArray(v)) {
-      for (const x of v) visit(x);
-      return;
-    }
-    if (!isRecord(v)) return;
-    const table = bodyOf(v, 'table');
-    if (table && (table.schema === null || table.schema === undefined)) {
-      const name = identName(table.name);
-      const body = name === undefined ? undefined : lookup(name);
-      if (body !== undefined) out.set(v, body);
-    }
-    const kind = kindOf(v);
-    const raw = kind === undefined ? undefined : bodyOf(v, kind)?.with;
-    const w = isRecord(raw) ? raw : undefined;
-    const ctes = w && Array.isArray(w.ctes) ? (w.ctes as unknown[]) : undefined;
-    if (ctes && kind !== undefined) {
-      const scope = new Map<string, unknown>();
-      scopes.push(scope);
-      const entry = (c: unknown): [string, unknown] | undefined => {
-        const name = isRecord(c) ? identName(c.alias) : undefined;
-        if (name === undefined || !isRecord(c)) return undefined;
-        const cols = Array.isArray(c.columns) && c.columns.length > 0;
-        return [name, cols || w?.recursive === true ? null : c.this];
-      };
-      if (w?.recursive === true)
-        for (const c of ctes) {
-          const e = entry(c);
-          if (e) scope.set(...e);
-        }
-      for (const c of ctes) {
-        visit(isRecord(c) ? c.this : undefined);
-        const e = entry(c);
-        if (e) scope.set(...e);
-      }
-      const body = bodyOf(v, kind) as Record<string, unknown>;
-      for (const k in body) if (k !== 'with') visit(body[k]);
-      scopes.pop();
-      return;
-    }
-    for (const k in v) if (k !== 'span') visit(v[k]);
-  };
-  visit(tree);
-  return out;
 };
 
 /** A type environment for a whole statement. */

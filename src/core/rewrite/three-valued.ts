@@ -1,4 +1,5 @@
 import { isRecord, kindOf } from '../sql/tree.ts';
+import { MAY_GIVE_NULL, STRICT_FUNCTIONS, STRICT_KINDS } from './strict-functions.ts';
 import { bodyOf, columnRef } from './tree-ops.ts';
 
 /**
@@ -133,93 +134,6 @@ const notDistinct = (a: Value, b: Value): Value => {
 
 const strict = (args: Value[], canProduceNull: boolean): Value =>
   args.some(nullOnly) ? NULL_ONLY : { null: canProduceNull || args.some((a) => a.null), values: 'any' };
-
-/**
- * Functions that return NULL whenever any argument is NULL, in every dialect we rewrite (and DuckDB, which
- * runs PostgreSQL queries locally). Not here on purpose: CONCAT / CONCAT_WS / GREATEST / LEAST (they skip
- * NULLs in PostgreSQL or DuckDB), IF / IFF / DECODE / NVL2, array and JSON functions.
- */
-const STRICT_KINDS = new Set([
-  'upper',
-  'lower',
-  'length',
-  'abs',
-  'trim',
-  'substring',
-  'floor',
-  'ceil',
-  'sqrt',
-  'mod',
-  'mod_func',
-  'str_position',
-  'year',
-  'month',
-  'day',
-  'extract',
-  'initcap',
-  'cast',
-  'try_cast',
-  'safe_cast',
-  'collation',
-  'neg',
-  'add',
-  'sub',
-  'mul',
-  'div',
-  'int_div',
-  'concat',
-  'bitwise_and',
-  'bitwise_or',
-  'bitwise_xor',
-]);
-const STRICT_FUNCTIONS = new Set([
-  'round',
-  'trunc',
-  'left',
-  'right',
-  'replace',
-  'lpad',
-  'rpad',
-  'sign',
-  'power',
-  'pow',
-  'exp',
-  'ln',
-  'log10',
-  'date_part',
-  'date',
-  'to_date',
-  'reverse',
-  'substr',
-  'char_length',
-  'character_length',
-  'octet_length',
-  'ascii',
-  'md5',
-  'ltrim',
-  'rtrim',
-  'btrim',
-  'repeat',
-  'strpos',
-  'instr',
-  'date_trunc',
-  'dayofmonth',
-  'quarter',
-  'hour',
-  'minute',
-  'second',
-]);
-/** Operations that may give NULL for non-NULL arguments (MySQL: division by zero, failed casts). */
-const MAY_GIVE_NULL = new Set([
-  'div',
-  'int_div',
-  'mod',
-  'mod_func',
-  'cast',
-  'try_cast',
-  'safe_cast',
-  'to_date',
-]);
 
 /** The expression nodes directly below a node (its arguments), in field order. */
 const childNodes = (body: Record<string, unknown>): unknown[] => {

@@ -98,7 +98,7 @@ const shifted = (x: ExprCtx, e: Node): Node => {
     '36 hours',
     '2 days -1 hour',
   ];
-  if (target === 'postgres') texts.push('1 day ago', '2 weeks ago', '1 month ago');
+  if (target !== 'mariadb') texts.push('1 day ago', '2 weeks ago', '1 month ago', '-1 week 3 days ago');
   const text = r.pick(texts);
   const unitForm = r.chance(0.2) ? `INTERVAL '${r.int(-2, 3)}' DAY` : `INTERVAL '${text}'`;
   const op = r.pick(['+', '-']);

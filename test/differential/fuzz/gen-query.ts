@@ -154,11 +154,12 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
     if (kind === 'RIGHT' || kind === 'FULL') nullable.push(...scope);
     scope.push(...next.cols);
   }
-  // Filters aim at the null-supplying side of outer joins, else at set-operation derived tables.
-  const unionCols = [first, ...[]].flatMap((x) =>
-    x.src.kind === 'derived' && x.src.q.k === 'setop' ? x.cols : [],
-  );
-  const focus = nullable.length > 0 && r.chance(0.7) ? nullable : unionCols.length > 0 ? unionCols : nullable;
+  // Filters aim at the null-supplying side of outer joins, else at derived tables and CTEs (pushdown).
+  const src0 = first.src;
+  const readsQuery =
+    src0.kind === 'derived' || g.ctes.some((c) => src0.kind === 'table' && c.name === src0.name);
+  const focus =
+    nullable.length > 0 && r.chance(0.6) ? nullable : readsQuery && r.chance(0.8) ? first.cols : nullable;
   const where = r.chance(0.75) ? predicate(g, scope, 2, focus) : undefined;
   const grouped = !opts.shape && r.chance(0.25);
   const items: Array<{ e: Node; alias: string }> = [];
@@ -221,12 +222,14 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
         : binop(r.pick(['>', '>=', '=']), leaf('COUNT(*)', 'val', 'int'), literal(g, 'int'), 'bool');
     }
   } else {
-    const shape = opts.shape ?? Array.from({ length: r.int(1, 3) }, () => r.pick(scope).t);
+    // Often the list reads only the first source: joined items are then unread (join elimination).
+    const listScope = !opts.shape && joins.length > 0 && r.chance(0.35) ? first.cols : scope;
+    const shape = opts.shape ?? Array.from({ length: r.int(1, 3) }, () => r.pick(listScope).t);
     for (const t of shape) {
-      const fits = scope.filter((c) => sameGroup(c.t, t));
+      const fits = listScope.filter((c) => sameGroup(c.t, t));
       const exact = fits.filter((c) => c.t === t);
       const pool = exact.length > 0 && r.chance(0.7) ? exact : fits;
-      const e = pool.length > 0 && r.chance(0.75) ? colNode(r.pick(pool)) : value(g, scope, t, 1);
+      const e = pool.length > 0 && r.chance(0.75) ? colNode(r.pick(pool)) : value(g, listScope, t, 1);
       add(e, opts.shape ? t : (e.t ?? t));
     }
     if (!opts.shape && r.chance(0.2)) {

@@ -86,7 +86,7 @@ function* queryVariants(q: Query): Generator<Query> {
     yield* selectVariants(q);
     return;
   }
-  yield q.with ? ({ ...q.left, with: q.with }) : q.left;
+  yield q.with ? { ...q.left, with: q.with } : q.left;
   yield q.right;
   if (q.op !== 'UNION ALL') yield { ...q, op: 'UNION ALL' };
   for (const v of queryVariants(q.left)) yield { ...q, left: v };
