@@ -289,6 +289,29 @@ export const REGRESSIONS: readonly Regression[] = [
     sql: 'SELECT x7.d AS c0 FROM (SELECT x2.s AS c1 FROM t2 AS x2) AS x1 LEFT JOIN t2 AS x7 ON x7.code = x1.c1 WHERE x7.a NOT IN (SELECT z8.id AS v FROM t2 AS z8 WHERE z8.s <> x7.c)',
     data: { t2: [t2(6, { t1_id: '3', a: '1', s: "'a'", d: '2024-03-01 00:00:00', code: "'10'" })] },
   }),
+  ...on(ENGINES3, {
+    id: 'fuzz-unused-columns-natural-left',
+    rules: ['unused-columns'],
+    why: 'found by the fuzzer (mariadb, seed 20261126, query 13459): NATURAL LEFT JOIN compares c0, which unused-columns pruned from the left derived table, turning the join into a cross join',
+    sql: 'SELECT x7.c1 AS c1 FROM (SELECT x6.k AS c0 FROM t2 AS x5 RIGHT JOIN t3 AS x6 ON TRUE) AS x1 NATURAL LEFT JOIN (SELECT x8.id AS c0, x8.d AS c1 FROM t2 AS x8) AS x7',
+    data: {
+      t2: [t2(10, { s: "'B'", c: "'A'", d: '2023-12-31 06:00:00', code: "'03'", n: '-1' })],
+      t3: [t3('2', { v: "''", d: '2024-01-31' })],
+    },
+  }),
+  ...on(ENGINES3, {
+    id: 'fuzz-unused-columns-natural-left-grouped',
+    rules: ['unused-columns'],
+    why: 'found by the fuzzer (mariadb, seed 20261126, query 16707): the same under a grouped derived table and a RIGHT JOIN',
+    sql: 'SELECT x11.v AS c0 FROM (SELECT x2.c1 AS c0, COUNT(*) AS c1 FROM (SELECT x3.d AS c1 FROM t1 AS x3) AS x2 GROUP BY x2.c1) AS x1 NATURAL LEFT JOIN (SELECT x10.id AS c1 FROM t1 AS x10) AS x9 RIGHT JOIN t3 AS x11 ON TRUE',
+    data: {
+      t1: [
+        t1(8, { a: '-1', b: '0', c: "'b'", d: '2024-03-01', f: '-2.25' }),
+        t1(9, { a: '0', b: '0', s: "'a'", c: "'A'", n: '1', f: '-0.0' }),
+      ],
+      t3: [t3('1', { v: "'a'" })],
+    },
+  }),
   ...on(['mariadb'], {
     id: 'fuzz-join-elimination-coerced-key',
     rules: ['join-elimination'],

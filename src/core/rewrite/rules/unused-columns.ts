@@ -46,8 +46,10 @@ const returnsSet = (v: unknown): boolean =>
  */
 const namesRead = (s: SelectBody, src: Source): Set<string> | undefined => {
   const joins = Array.isArray(s.joins) ? s.joins : [];
-  if (joins.some((j) => !isRecord(j) || j.kind === 'Natural' || (Array.isArray(j.using) && j.using.length)))
-    return undefined;
+  // NATURAL [LEFT|RIGHT|FULL] JOIN and USING read same-named columns without naming them.
+  const implicit = (j: unknown): boolean =>
+    !isRecord(j) || String(j.kind).startsWith('Natural') || (Array.isArray(j.using) && j.using.length > 0);
+  if (joins.some(implicit)) return undefined;
   const names = new Set<string>();
   // The SELECT's own WITH cannot see its FROM items; its CTE bodies' unqualified names are not reads.
   const all = someNode(
