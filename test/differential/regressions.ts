@@ -312,6 +312,13 @@ export const REGRESSIONS: readonly Regression[] = [
       t3: [t3('1', { v: "'a'" })],
     },
   }),
+  ...on(PG_DUCK, {
+    id: 'fuzz-union-null-branch-function',
+    rules: ['union-predicate-pushdown'],
+    why: 'found by the fuzzer (duckdb, seed 4242, query 2389): pushed into a NULL literal branch, EXTRACT(YEAR FROM NULL) cannot be resolved and the rewritten query fails',
+    sql: 'SELECT x1.c1 AS c0 FROM (SELECT x4.d AS c0, x2.n AS c1 FROM t1 AS x2 LEFT JOIN t1 AS x4 ON TRUE UNION ALL SELECT NULL AS c0, x5.n AS c1 FROM t1 AS x5) AS x1 WHERE EXTRACT(YEAR FROM x1.c0) < 2023',
+    data: { t1: [t1(1, { d: '2022-05-01', n: '1' })] },
+  }),
   ...on(['mariadb'], {
     id: 'fuzz-join-elimination-coerced-key',
     rules: ['join-elimination'],

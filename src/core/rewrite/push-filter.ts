@@ -161,6 +161,30 @@ const targets = (site: PushSite): Array<{ inner: SelectBody; moved: unknown }> |
   });
 };
 
+const SIMPLE = new Set([
+  'column',
+  'literal',
+  'null',
+  'boolean',
+  'paren',
+  'and',
+  'or',
+  'not',
+  'in',
+  'between',
+]);
+const SIMPLE_TESTS = new Set(['is_null', 'is_true', 'is_false', 'eq', 'neq', 'lt', 'lte', 'gt', 'gte']);
+
+/**
+ * Comparisons of columns with constants (and AND/OR/NOT/IN/BETWEEN/IS NULL of such): the only filters that
+ * may land on a branch's untyped NULL, where a function (`EXTRACT(YEAR FROM NULL)`) cannot be resolved.
+ */
+const comparesOnly = (pred: unknown): boolean =>
+  !someNode(
+    pred,
+    (_n, k) => !SIMPLE.has(k) && !SIMPLE_TESTS.has(k) && k !== 'null_safe_eq' && k !== 'null_safe_neq',
+  );
+
 /** Positions of the union's output columns that `pred` reads. */
 const positionsRead = (site: PushSite, first: ReturnType<typeof selectItems>): number[] | undefined => {
   const out: number[] = [];
@@ -201,7 +225,7 @@ export const PUSH_OBLIGATIONS: readonly Obligation<PushSite>[] = [
   {
     id: 'branch-types-equal',
     needs: ['types', 'collation'],
-    text: "in a UNION ALL body, each column the conjunct reads has one and the same known type (parameters and collation included) in every branch, so no branch's values are coerced before the filter sees them (a NULL literal branch takes any type)",
+    text: "in a UNION ALL body, each column the conjunct reads has one and the same known type (parameters and collation included) in every branch, so no branch's values are coerced before the filter sees them (a NULL literal branch takes any type, for a conjunct that only compares: a function of an untyped NULL may not resolve)",
     holds: (site, ctx) => {
       const branches = bodyOf(site.query, 'union') ? unionAllBranches(site.query) : undefined;
       if (!branches) return true;
@@ -216,7 +240,8 @@ export const PUSH_OBLIGATIONS: readonly Obligation<PushSite>[] = [
         return (
           col.every((t) => t !== undefined) &&
           base !== undefined &&
-          real.every((t) => t !== undefined && sameType(t, base, ctx.dialect))
+          real.every((t) => t !== undefined && sameType(t, base, ctx.dialect)) &&
+          (real.length === col.length || comparesOnly(site.pred))
         );
       });
     },

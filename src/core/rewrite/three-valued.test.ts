@@ -39,3 +39,12 @@ describe('three-valued evaluation', () => {
     expect(truths(where)).toEqual(expected);
   });
 });
+
+describe('three-valued constants', () => {
+  it('compares decimals exactly', () => {
+    expect(truths('COALESCE(r.x, 12345678901234567890) <> 12345678901234567891')).toEqual(['true']);
+    expect(truths('COALESCE(r.x, 1.50) = 01.5')).toEqual(['true']);
+    expect(truths('COALESCE(r.x, -0.0) = 0')).toEqual(['true']);
+    expect(truths('COALESCE(r.x, -2) < -1.5')).toEqual(['true']);
+  });
+});

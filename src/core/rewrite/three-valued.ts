@@ -75,10 +75,38 @@ const combine = (a: Value, b: Value, op: (x: Truth, y: Truth) => Truth): Value =
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
 
+/** A decimal literal without insignificant zeros (`01.50` → `1.5`, `-0.0` → `0`): equal values, one key. */
+const canonicalDecimal = (text: string): string => {
+  const negative = text.startsWith('-');
+  const [int = '0', frac = ''] = text.replace(/^-/, '').split('.');
+  const i = int.replace(/^0+(?=\d)/, '');
+  const f = frac.replace(/0+$/, '');
+  const body = f === '' ? i : `${i}.${f}`;
+  return negative && body !== '0' ? `-${body}` : body;
+};
+
+/** Exact comparison of two canonical decimals (no floating point): -1, 0 or 1. */
+const compareDecimal = (a: string, b: string): number => {
+  const scaled = (s: string, scale: number): bigint => {
+    const [i = '0', f = ''] = s.split('.');
+    return BigInt(i.replace('-', '') + f.padEnd(scale, '0')) * (s.startsWith('-') ? -1n : 1n);
+  };
+  const scale = Math.max((a.split('.')[1] ?? '').length, (b.split('.')[1] ?? '').length);
+  const [x, y] = [scaled(a, scale), scaled(b, scale)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 const constantOf = (v: unknown): string | undefined => {
+  const neg = bodyOf(v, 'neg');
+  if (neg) {
+    const inner = constantOf(neg.this);
+    return inner?.startsWith('n:')
+      ? `n:${canonicalDecimal(`-${inner.slice(2)}`.replace('--', ''))}`
+      : undefined;
+  }
   const l = bodyOf(v, 'literal');
   if (l && typeof l.value === 'string') {
-    if (l.literal_type === 'number' && NUMBER.test(l.value)) return `n:${Number(l.value)}`;
+    if (l.literal_type === 'number' && NUMBER.test(l.value)) return `n:${canonicalDecimal(l.value)}`;
     if (l.literal_type === 'string') return `s:${l.value}`;
     return undefined;
   }
@@ -99,10 +127,8 @@ const COMPARE: Record<string, ((c: number) => boolean) | undefined> = {
 const compareConstants = (op: string, x: string, y: string): Truth[] | undefined => {
   const test = COMPARE[op];
   if (!test) return undefined;
-  if (x.startsWith('n:') && y.startsWith('n:')) {
-    const d = Number(x.slice(2)) - Number(y.slice(2));
-    return [test(Math.sign(d)) ? 'true' : 'false'];
-  }
+  if (x.startsWith('n:') && y.startsWith('n:'))
+    return [test(compareDecimal(x.slice(2), y.slice(2))) ? 'true' : 'false'];
   // Identical strings are equal under every collation; different ones may be equal under some.
   if (x.startsWith('s:') && y.startsWith('s:') && x === y) return [test(0) ? 'true' : 'false'];
   return undefined;

@@ -49,6 +49,8 @@ export type FuzzOptions = {
   /** Minimise counterexamples (slower; off where only detection matters). */
   readonly minimise?: boolean;
   readonly onCounterexample?: (c: Counterexample) => void;
+  /** Stop after this many counterexamples. */
+  readonly stopAfter?: number;
   /** The rules to run (default: all registered); tests pass a deliberately broken one. */
   readonly rules?: readonly RewriteRule[];
 };
@@ -113,6 +115,7 @@ export const fuzz = async (engine: EngineRunner, opts: FuzzOptions): Promise<Fuz
     stats.counterexamples.push(c);
     opts.onCounterexample?.(c);
     await engine.load(data);
+    if (stats.counterexamples.length >= (opts.stopAfter ?? Infinity)) break;
   }
   stats.ms = performance.now() - start;
   return stats;
