@@ -266,11 +266,13 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
         );
     }
     if (!opts.shape && r.chance(0.12)) {
-      const q = g.subquery(r.pick(['int', 'str', 'date'] as const), scope, true);
+      // Recorded with its own type: a later join or filter compares it within its type group.
+      const st = r.pick(['int', 'str', 'date'] as const);
+      const q = g.subquery(st, scope, true);
       if (q)
         add(
-          node('scalar', 'val', [], (_k, _d, [qs]) => `(${qs})`, { queries: [q] }),
-          'int',
+          node('scalar', 'val', [], (_k, _d, [qs]) => `(${qs})`, { queries: [q], t: st }),
+          st,
         );
     }
   }
