@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Setting } from './setting.ts';
+import { WAREHOUSE_NAMES, WAREHOUSES } from './warehouses/index.ts';
+import type { WarehouseName } from './warehouses/index.ts';
 
 /**
  * The only reader of process.env. Every setting is read once, validated and frozen; an invalid value
@@ -9,17 +11,11 @@ export type Config = Readonly<{
   host: string;
   port: number;
   dataDir: string;
-  defaultWarehouse: 'bigquery' | 'snowflake' | 'aurora';
+  defaultWarehouse: WarehouseName;
   maxBodyBytes: number;
   maxQueryBytes: number;
-  bigqueryUsdPerTib: number;
-  snowflakeUsdPerCredit: number;
-  snowflakeWarehouseCreditsPerHour: number;
-  auroraUsdPerMillionIo: number;
-  auroraUsdPerAcuHour: number;
-  auroraUrl: string | undefined;
-  auroraPoolSize: number;
-  auroraTls: { rejectUnauthorized: boolean; ca?: string } | undefined;
+  /** Each warehouse's own settings, as its definition declares them (src/warehouses/<name>.ts), by key. */
+  warehouses: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   catalogTtlMs: number;
   duckdbPath: string | undefined;
   demoScale: number;
@@ -55,35 +51,18 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Documented settings, for `sqlgate serve --help`: name, default, meaning. */
-export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
+/** The gateway's own settings; each warehouse's follow, from its definition (WAREHOUSE_SETTINGS). */
+const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_HOST', '127.0.0.1', 'address to listen on'],
   ['SQLGATE_PORT', '8080', 'port to listen on (0 = any free port)'],
   ['SQLGATE_DATA_DIR', './.sqlgate', 'embedded state and the demo dataset'],
   [
     'SQLGATE_DEFAULT_WAREHOUSE',
     'bigquery',
-    'warehouse used when a request names none: bigquery, snowflake, aurora',
+    `warehouse used when a request names none: ${WAREHOUSE_NAMES.join(', ')}`,
   ],
   ['SQLGATE_MAX_BODY_BYTES', '104857600', 'request body limit (413 past it)'],
   ['SQLGATE_MAX_QUERY_BYTES', '1048576', 'query text limit (413 past it)'],
-  ['SQLGATE_BIGQUERY_USD_PER_TIB', '6.25', 'BigQuery on-demand price per TiB scanned'],
-  ['SQLGATE_SNOWFLAKE_USD_PER_CREDIT', '3', 'Snowflake price per credit'],
-  [
-    'SQLGATE_SNOWFLAKE_CREDITS_PER_HOUR',
-    '1',
-    'credits per hour of the Snowflake warehouse size (X-Small = 1)',
-  ],
-  ['SQLGATE_AURORA_USD_PER_MILLION_IO', '0.20', 'Aurora Standard I/O price per million requests'],
-  ['SQLGATE_AURORA_USD_PER_ACU_HOUR', '0.12', 'Aurora Serverless v2 price per ACU-hour'],
-  ['SQLGATE_AURORA_URL', '', 'postgres://… or mysql://… : run aurora on a real database (connected mode)'],
-  ['SQLGATE_AURORA_POOL_SIZE', '10', 'connections in the Aurora pool'],
-  [
-    'SQLGATE_AURORA_TLS',
-    '',
-    'verify (TLS, verify the certificate), no-verify (TLS without verification); default: as the URL says (sslmode)',
-  ],
-  ['SQLGATE_AURORA_TLS_CA_FILE', '', 'PEM CA bundle for Aurora TLS (e.g. the Amazon RDS global bundle)'],
   ['SQLGATE_CATALOG_TTL_MS', '300000', 'how long introspected table metadata is cached'],
   ['SQLGATE_DUCKDB_PATH', '', "the user's own DuckDB file for local mode (instead of the demo dataset)"],
   ['SQLGATE_DEMO_SCALE', '1', 'demo dataset size (1 = 75,000 orders, ~300,000 lineitem rows)'],
@@ -129,6 +108,17 @@ export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
     '',
     'key signing the dashboard sign-in forms (set it when several processes serve one state store)',
   ],
+];
+
+/** Every warehouse's settings, in registry order, as their definitions declare them. */
+const WAREHOUSE_SETTINGS: ReadonlyArray<readonly [string, Setting<unknown>]> = WAREHOUSES.flatMap((w) =>
+  Object.entries(w.settings),
+);
+
+/** Documented settings, for `sqlgate serve --help`: name, default, meaning. */
+export const SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
+  ...GATEWAY_SETTINGS,
+  ...WAREHOUSE_SETTINGS.map(([, s]) => [s.name, s.default, s.help] as const),
 ];
 
 const read = (env: Env, name: string): string | undefined => {
@@ -179,23 +169,24 @@ const url = (env: Env, name: string, schemes: readonly string[]): string | undef
   return v;
 };
 
-const auroraTls = (env: Env): Config['auroraTls'] => {
-  const mode = read(env, 'SQLGATE_AURORA_TLS');
-  const caFile = read(env, 'SQLGATE_AURORA_TLS_CA_FILE');
-  if (mode === undefined && caFile === undefined) return undefined;
-  if (mode !== undefined && mode !== 'verify' && mode !== 'no-verify') {
-    throw new ConfigError('SQLGATE_AURORA_TLS', `expected verify or no-verify, got "${mode}"`);
-  }
-  let ca: string | undefined;
-  if (caFile !== undefined) {
-    try {
-      ca = readFileSync(caFile, 'utf8');
-    } catch {
-      throw new ConfigError('SQLGATE_AURORA_TLS_CA_FILE', `cannot read ${caFile}`);
-    }
-  }
-  return { rejectUnauthorized: mode !== 'no-verify', ...(ca !== undefined ? { ca } : {}) };
-};
+/** Reads each warehouse's declared settings through their parsers (the variables' names in every error). */
+const warehouseSettings = (env: Env): Config['warehouses'] =>
+  Object.freeze(
+    Object.fromEntries(
+      WAREHOUSES.map((w) => [
+        w.name,
+        Object.freeze(
+          Object.fromEntries(
+            Object.entries(w.settings).map(([key, s]) => {
+              const parsed = s.parse(read(env, s.name));
+              if (!parsed.ok) throw new ConfigError(s.name, parsed.message);
+              return [key, parsed.value];
+            }),
+          ),
+        ),
+      ]),
+    ),
+  );
 
 const secret = (env: Env, name: string): string | undefined => {
   const v = read(env, name);
@@ -210,22 +201,10 @@ export const loadConfig = (env: Env): Config => {
     host: read(env, 'SQLGATE_HOST') ?? '127.0.0.1',
     port: int(env, 'SQLGATE_PORT', 8080, 0, 65535),
     dataDir,
-    defaultWarehouse: oneOf(
-      env,
-      'SQLGATE_DEFAULT_WAREHOUSE',
-      ['bigquery', 'snowflake', 'aurora'] as const,
-      'bigquery',
-    ),
+    defaultWarehouse: oneOf(env, 'SQLGATE_DEFAULT_WAREHOUSE', WAREHOUSE_NAMES, 'bigquery'),
     maxBodyBytes: int(env, 'SQLGATE_MAX_BODY_BYTES', 100 * 1024 * 1024, 1024, 2 ** 31),
     maxQueryBytes: int(env, 'SQLGATE_MAX_QUERY_BYTES', 1024 * 1024, 16, 64 * 1024 * 1024),
-    bigqueryUsdPerTib: num(env, 'SQLGATE_BIGQUERY_USD_PER_TIB', 6.25),
-    snowflakeUsdPerCredit: num(env, 'SQLGATE_SNOWFLAKE_USD_PER_CREDIT', 3),
-    snowflakeWarehouseCreditsPerHour: num(env, 'SQLGATE_SNOWFLAKE_CREDITS_PER_HOUR', 1),
-    auroraUsdPerMillionIo: num(env, 'SQLGATE_AURORA_USD_PER_MILLION_IO', 0.2),
-    auroraUsdPerAcuHour: num(env, 'SQLGATE_AURORA_USD_PER_ACU_HOUR', 0.12),
-    auroraUrl: url(env, 'SQLGATE_AURORA_URL', ['postgres', 'postgresql', 'mysql']),
-    auroraPoolSize: int(env, 'SQLGATE_AURORA_POOL_SIZE', 10, 1, 1000),
-    auroraTls: auroraTls(env),
+    warehouses: warehouseSettings(env),
     catalogTtlMs: int(env, 'SQLGATE_CATALOG_TTL_MS', 300_000, 0, 7 * 24 * 3600 * 1000),
     duckdbPath: duckdbPath === undefined ? undefined : resolve(duckdbPath),
     demoScale: num(env, 'SQLGATE_DEMO_SCALE', 1),

@@ -2,10 +2,6 @@ import { join } from 'node:path';
 import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
 import { RULES } from './core/rewrite/rules/index.ts';
-import { DEFAULT_AURORA_PRICES } from './core/cost/models/aurora-explain.ts';
-import { bigQueryByteModel } from './core/cost/models/bigquery-bytes.ts';
-import { auroraHeuristic, snowflakeHeuristic } from './core/cost/models/heuristic.ts';
-import { partitionsByConstantRanges } from './core/cost/models/partition-selector.ts';
 import { createMetrics } from './http/metrics.ts';
 import type { Services } from './http/services.ts';
 import { createApiKeyService } from './services/api-keys.ts';
@@ -24,10 +20,11 @@ import { openEmbeddedDb, openEmbeddedDbWorker, openServerDb } from './store/db.t
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import type { WarehouseAdapter } from './warehouses/adapter.ts';
-import { openAurora } from './warehouses/aurora.ts';
+import type { OpenContext } from './warehouses/definition.ts';
 import { openDuckDbLocal } from './warehouses/duckdb-local.ts';
+import { WAREHOUSES } from './warehouses/index.ts';
 import { createRegistry } from './warehouses/registry.ts';
-import type { Warehouse, WarehouseRegistry } from './warehouses/registry.ts';
+import type { WarehouseRegistry } from './warehouses/registry.ts';
 
 /** Opens the state store (embedded PGlite under the data dir, or a PostgreSQL server) and migrates it. */
 export const openStore = async (config: Config): Promise<Db> => {
@@ -80,27 +77,41 @@ export const openDispatchingStore = async (
   return { db, dispatcher: dispatcherProxy(ext, onError) };
 };
 
-/** Aurora: connected through SQLGATE_AURORA_URL (its scheme picks PostgreSQL or MySQL), else local on DuckDB. */
-const auroraWarehouse = (config: Config, local: WarehouseAdapter): Warehouse => {
-  const costModel = auroraHeuristic({
-    usdPerMillionIo: config.auroraUsdPerMillionIo,
-    usdPerAcuHour: config.auroraUsdPerAcuHour,
-  });
-  const pricing = {
-    usd_per_million_io: config.auroraUsdPerMillionIo,
-    usd_per_acu_hour: config.auroraUsdPerAcuHour,
-  };
-  if (config.auroraUrl === undefined) {
-    return { name: 'aurora', mode: 'local', dialect: 'postgres', adapter: local, costModel, pricing };
-  }
-  const adapter = openAurora({
-    url: config.auroraUrl,
-    poolSize: config.auroraPoolSize,
+/**
+ * Opens every registered warehouse from its own settings (connected, or local mode). The embedded engine is
+ * opened once, on the first local warehouse's demand, with its statistics read at start, not on a request.
+ */
+export const openWarehouses = async (
+  config: Config,
+  progress: (m: string) => void,
+): Promise<WarehouseRegistry> => {
+  let engine: Promise<WarehouseAdapter> | undefined;
+  const ctx: OpenContext = {
     statementTimeoutMs: config.statementTimeoutMs,
     catalogTtlMs: config.catalogTtlMs,
-    ...(config.auroraTls ? { tls: config.auroraTls } : {}),
-  });
-  return { name: 'aurora', mode: 'connected', dialect: adapter.dialect, adapter, costModel, pricing };
+    localEngine: () =>
+      (engine ??= openDuckDbLocal({
+        ...(config.duckdbPath !== undefined ? { path: config.duckdbPath } : {}),
+        dataDir: config.dataDir,
+        demoScale: config.demoScale,
+        connections: 4,
+        progress,
+      }).then(async (local) => {
+        await local.introspect();
+        return local;
+      })),
+  };
+  const closeEngine = async (): Promise<void> => {
+    if (engine) await (await engine).close();
+  };
+  const warehouses = [];
+  try {
+    for (const w of WAREHOUSES) warehouses.push(await w.open(config.warehouses[w.name] ?? {}, ctx));
+  } catch (e) {
+    await createRegistry(warehouses, closeEngine).close();
+    throw e;
+  }
+  return createRegistry(warehouses, closeEngine);
 };
 
 /** The query service as configured (rewrite switches, limits, timeouts, prices). */
@@ -120,11 +131,6 @@ export const queryServiceFor = (
       maxQueryBytes: config.maxQueryBytes,
     },
     statementTimeoutMs: config.statementTimeoutMs,
-    auroraPrices: {
-      ...DEFAULT_AURORA_PRICES,
-      usdPerMillionIoRequests: config.auroraUsdPerMillionIo,
-      usdPerAcuHour: config.auroraUsdPerAcuHour,
-    },
     ...(outbox ? { outbox } : {}),
   });
 
@@ -152,48 +158,7 @@ export const createServices = async (
     },
     foreground,
   );
-  const local: WarehouseAdapter = await openDuckDbLocal({
-    ...(config.duckdbPath !== undefined ? { path: config.duckdbPath } : {}),
-    dataDir: config.dataDir,
-    demoScale: config.demoScale,
-    connections: 4,
-    progress: opts.progress,
-  });
-  // Statistics are read once at start, not on the first request.
-  await local.introspect();
-  const warehouses: Warehouse[] = [
-    {
-      name: 'bigquery',
-      mode: 'local',
-      dialect: 'bigquery',
-      adapter: local,
-      costModel: bigQueryByteModel({
-        usdPerTib: config.bigqueryUsdPerTib,
-        partitions: partitionsByConstantRanges,
-      }),
-      pricing: {
-        usd_per_tib: config.bigqueryUsdPerTib,
-        minimum_mib_per_table: 10,
-        minimum_mib_per_query: 10,
-      },
-    },
-    {
-      name: 'snowflake',
-      mode: 'local',
-      dialect: 'snowflake',
-      adapter: local,
-      costModel: snowflakeHeuristic({
-        usdPerCredit: config.snowflakeUsdPerCredit,
-        creditsPerHour: config.snowflakeWarehouseCreditsPerHour,
-      }),
-      pricing: {
-        usd_per_credit: config.snowflakeUsdPerCredit,
-        credits_per_hour: config.snowflakeWarehouseCreditsPerHour,
-      },
-    },
-    auroraWarehouse(config, local),
-  ];
-  const registry = createRegistry(warehouses);
+  const registry = await openWarehouses(config, opts.progress);
   const keys = createApiKeyService(db);
   const webhooks = createWebhookService({
     db,

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Catalog } from '../../src/core/catalog.ts';
-import type { CostModel } from '../../src/core/cost/model.ts';
+import type { CostEstimate, CostModel } from '../../src/core/cost/model.ts';
 import { bigQueryByteModel } from '../../src/core/cost/models/bigquery-bytes.ts';
 import { auroraHeuristic, snowflakeHeuristic } from '../../src/core/cost/models/heuristic.ts';
 import { rewriteStatement } from '../../src/core/rewrite/engine.ts';
@@ -55,7 +55,7 @@ const rewrite = (
   stmt: Statement,
   sql: string,
   dialect: (typeof ANTI_PATTERNS)[number]['dialect'],
-  cost?: (s: Statement) => number,
+  cost?: (s: Statement) => CostEstimate,
 ) =>
   rewriteStatement(stmt, sql, {
     dialect,
@@ -76,7 +76,7 @@ export const savings = (measure: Measure): SavingsReport => {
     const p = parseSql(a.sql, a.dialect);
     if (!p.ok || !p.statements[0]) continue;
     const stmt = p.statements[0];
-    const gated = rewrite(stmt, a.sql, a.dialect, (s) => measure.model.estimate(s, c).usd);
+    const gated = rewrite(stmt, a.sql, a.dialect, (s) => measure.model.estimate(s, c));
     const [before, after] = [measure.value(stmt, c), measure.value(gated, c)];
     if (after > before + 1e-12) dearer++;
     if (measure.value(rewrite(stmt, a.sql, a.dialect), c) > before + 1e-12) refusedByGate++;

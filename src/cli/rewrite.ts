@@ -6,6 +6,7 @@ import { readCatalogFile } from '../core/catalog-file.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import { parseSql } from '../core/sql/parse.ts';
+import { WAREHOUSE_NAMES, WAREHOUSES } from '../warehouses/index.ts';
 
 export type CliIo = {
   stdout: (s: string) => void;
@@ -13,19 +14,23 @@ export type CliIo = {
   stdin: () => Promise<string>;
 };
 
-const USAGE =
-  'usage: sqlgate rewrite --warehouse bigquery|snowflake|aurora [--dialect postgres|mysql] [--schema FILE] [--json] [FILE...]';
+const USAGE = `usage: sqlgate rewrite --warehouse ${WAREHOUSE_NAMES.join('|')} [--dialect ${[
+  ...new Set(WAREHOUSES.flatMap((w) => w.dialects.slice(1))),
+].join('|')}] [--schema FILE] [--json] [FILE...]`;
 
-const dialectFor = (warehouse: string, dialect: string | undefined): string => {
-  if (warehouse === 'bigquery' || warehouse === 'snowflake')
-    return dialect === undefined || dialect === warehouse
-      ? warehouse
-      : `--dialect ${dialect} does not fit ${warehouse}`;
-  if (warehouse === 'aurora') {
-    if (dialect === undefined || dialect === 'postgres') return 'postgres';
-    return dialect === 'mysql' ? 'mysql' : `--dialect must be postgres or mysql for aurora, not ${dialect}`;
-  }
-  return `unknown warehouse ${warehouse}; allowed: bigquery, snowflake, aurora`;
+/** The warehouse's default dialect, or the one asked for if the warehouse speaks it; else why not. */
+const dialectFor = (
+  warehouse: string,
+  dialect: string | undefined,
+): { ok: true; dialect: SqlDialect } | { ok: false; message: string } => {
+  const w = WAREHOUSES.find((d) => d.name === warehouse);
+  if (!w)
+    return { ok: false, message: `unknown warehouse ${warehouse}; allowed: ${WAREHOUSE_NAMES.join(', ')}` };
+  if (dialect === undefined) return { ok: true, dialect: w.dialects[0] };
+  const spoken = w.dialects.find((d) => d === dialect);
+  return spoken
+    ? { ok: true, dialect: spoken }
+    : { ok: false, message: `--dialect must be ${w.dialects.join(' or ')} for ${warehouse}, not ${dialect}` };
 };
 
 const loadCatalog = async (file: string | undefined): Promise<Catalog | string | undefined> => {
@@ -66,9 +71,9 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
   const { values, positionals } = parsed;
   if (values.help === true) return (io.stdout(`${USAGE}\n`), 0);
   if (values.warehouse === undefined) return (io.stderr(`--warehouse is required\n${USAGE}\n`), 2);
-  const dialect = dialectFor(values.warehouse, values.dialect);
-  if (!['bigquery', 'snowflake', 'postgres', 'mysql'].includes(dialect))
-    return (io.stderr(`${dialect}\n`), 2);
+  const picked = dialectFor(values.warehouse, values.dialect);
+  if (!picked.ok) return (io.stderr(`${picked.message}\n`), 2);
+  const dialect = picked.dialect;
   const catalog = await loadCatalog(values.schema);
   if (typeof catalog === 'string') return (io.stderr(`${catalog}\n`), 2);
   const inputs: Array<{ file: string | null; sql: string }> = [];
@@ -80,7 +85,7 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
   }
   let status = 0;
   for (const { file, sql } of inputs) {
-    const p = parseSql(sql, dialect as SqlDialect);
+    const p = parseSql(sql, dialect);
     const stmt = p.ok ? p.statements[0] : undefined;
     if (!p.ok || stmt === undefined || p.statements.length !== 1) {
       const why = p.ok
@@ -96,7 +101,7 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
       continue;
     }
     const out = rewriteStatement(stmt, sql, {
-      dialect: dialect as SqlDialect,
+      dialect,
       disabled: new Set(),
       budgetMs: 1000,
       now: () => performance.now(),

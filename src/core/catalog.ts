@@ -40,7 +40,23 @@ export type TableStats = {
   }>;
 };
 
-export type Partitioning = { readonly column: string; readonly granularity: 'day' | 'month' | 'year' };
+/**
+ * Time partitioning: by a DATE/TIMESTAMP column, or (`kind: 'ingestion-time'`, BigQuery) by load time, whose
+ * pseudo-column `column` is `_PARTITIONTIME`.
+ */
+export type Partitioning = {
+  readonly column: string;
+  readonly granularity: 'hour' | 'day' | 'month' | 'year';
+  readonly kind?: 'column' | 'ingestion-time';
+};
+
+/** Integer-range partitioning (BigQuery): partitions [start + k·interval, start + (k+1)·interval) up to `end`. */
+export type RangePartitioning = {
+  readonly column: string;
+  readonly start: number;
+  readonly end: number;
+  readonly interval: number;
+};
 
 export type TableInfo = {
   readonly name: string;
@@ -49,6 +65,7 @@ export type TableInfo = {
   readonly primaryKey?: readonly string[];
   readonly uniqueKeys?: ReadonlyArray<readonly string[]>;
   readonly partitioning?: Partitioning;
+  readonly rangePartitioning?: RangePartitioning;
   readonly clustering?: readonly string[];
   readonly stats?: TableStats;
 };

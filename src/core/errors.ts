@@ -24,9 +24,16 @@ export const ERROR_CODES = [
   'conflict',
   'forbidden',
   'internal',
+  'bytes-limit-exceeded',
+  'warehouse-rate-limited',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * Context key of a failure the client may retry after this many seconds: the edge sends it as `Retry-After`.
+ */
+export const RETRY_AFTER = 'retry_after';
 
 /**
  * An expected failure, typed by code. `context` carries structured, safe extras (e.g. `line`, `column`)

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
-import { GatewayError, isGatewayError } from '../core/errors.ts';
+import { GatewayError, isGatewayError, RETRY_AFTER } from '../core/errors.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import { createAuth } from './plugins/auth.ts';
 import { problemOf } from './problem.ts';
@@ -11,6 +11,7 @@ import { ProblemSchema } from './schemas/common.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Services } from './services.ts';
 import type { Principal } from '../services/api-keys.ts';
+import { unknownWarehouse } from '../services/run-query.ts';
 import { traceIdFrom } from './trace.ts';
 import { registerApiRoutes } from './routes/index.ts';
 import { registerDashboard } from './dashboard/plugin.ts';
@@ -33,6 +34,19 @@ const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed-json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed-json',
   FST_ERR_VALIDATION: 'invalid-request',
+};
+
+/**
+ * The warehouse name a request's schema refused (its `enum` of registered names), if that is what failed:
+ * the contract answers an unknown warehouse with 422 listing the allowed values, not 400.
+ */
+const refusedWarehouse = (fe: FastifyError, req: FastifyRequest): string | undefined => {
+  if (fe.code !== 'FST_ERR_VALIDATION') return undefined;
+  if (!fe.validation?.some((v) => v.keyword === 'enum' && v.instancePath === '/warehouse')) return undefined;
+  const source: unknown = fe.validationContext === 'querystring' ? req.query : req.body;
+  const value =
+    typeof source === 'object' && source !== null ? (source as { warehouse?: unknown }).warehouse : undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
 };
 
 /** Builds the app without listening (tests drive it through `inject`). */
@@ -113,9 +127,17 @@ export const buildApp = async (
           `Bearer realm="sqlgate", error="invalid_token", error_description="${error.detail}"`,
         );
       }
+      const retryAfter = error.context[RETRY_AFTER];
+      if (typeof retryAfter === 'number')
+        reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
       return sendProblem(reply, req, error.code, error.detail, { ...error.context });
     }
     const fe = error as FastifyError;
+    const named = refusedWarehouse(fe, req);
+    if (named !== undefined) {
+      const e = unknownWarehouse(named);
+      return sendProblem(reply, req, e.code, e.detail, { ...e.context });
+    }
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (mapped) return sendProblem(reply, req, mapped, fe.message);
     if (error instanceof SyntaxError || fe.statusCode === 400)

@@ -23,6 +23,8 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   conflict: 409,
   forbidden: 403,
   internal: 500,
+  'bytes-limit-exceeded': 422,
+  'warehouse-rate-limited': 429,
 };
 
 const TITLES: Readonly<Record<ErrorCode, string>> = {
@@ -47,6 +49,8 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   conflict: 'Conflict',
   forbidden: 'Forbidden',
   internal: 'Internal error',
+  'bytes-limit-exceeded': 'Bytes limit exceeded',
+  'warehouse-rate-limited': 'Warehouse rate limit',
 };
 
 export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';

@@ -1,9 +1,5 @@
-import type { Catalog } from '../core/catalog.ts';
 import { roundUsd } from '../core/cost/model.ts';
-import type { CostEstimate, CostMethod } from '../core/cost/model.ts';
-import { auroraExplainCost } from '../core/cost/models/aurora-explain.ts';
-import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
-import type { Statement } from '../core/sql/tree.ts';
+import type { CostAccuracy, CostEstimate, CostMethod } from '../core/cost/model.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
 
 export type CostReport = {
@@ -13,36 +9,16 @@ export type CostReport = {
   currency: 'USD';
   warehouse: string;
   method: CostMethod;
+  /** `exact`, `lower_bound` or `estimate` (the weaker of the two forms'). */
+  accuracy?: CostAccuracy;
   bytes_processed?: { original: number; optimized: number };
   assumptions: Readonly<Record<string, number | string | boolean>>;
 };
 
-/** Prices the original and the rewritten statement with the warehouse's static model; nothing runs. */
-export const priceStatements = (
-  warehouse: Warehouse,
-  catalog: Catalog,
-  original: Statement,
-  optimized: Statement,
-): CostReport => {
-  const a: CostEstimate = warehouse.costModel.estimate(original, catalog);
-  const b: CostEstimate = original === optimized ? a : warehouse.costModel.estimate(optimized, catalog);
-  return report(warehouse, a, b);
-};
+const ORDER: readonly CostAccuracy[] = ['estimate', 'lower_bound', 'exact'];
 
-const report = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
-  const r: CostReport = {
-    original_cost: a.usd,
-    optimized_cost: b.usd,
-    savings: roundUsd(a.usd - b.usd),
-    currency: 'USD',
-    warehouse: warehouse.name,
-    method: a.method,
-    assumptions: { ...a.assumptions, ...prefixed('optimized_', b.assumptions) },
-  };
-  if (a.bytes !== undefined && b.bytes !== undefined)
-    r.bytes_processed = { original: a.bytes, optimized: b.bytes };
-  return r;
-};
+const weaker = (a: CostAccuracy | undefined, b: CostAccuracy | undefined): CostAccuracy | undefined =>
+  a === undefined || b === undefined ? undefined : ORDER[Math.min(ORDER.indexOf(a), ORDER.indexOf(b))];
 
 const prefixed = (p: string, o: Readonly<Record<string, number | string | boolean>>) =>
   Object.fromEntries(
@@ -51,40 +27,20 @@ const prefixed = (p: string, o: Readonly<Record<string, number | string | boolea
       .map(([k, v]) => [p + k, v]),
   );
 
-/**
- * Prices from the warehouse's own plan where it has one (EXPLAIN on a connected Aurora), else with the
- * static model. A failing EXPLAIN falls back to the model and says so in `assumptions`.
- */
-export const priceQuery = async (
-  warehouse: Warehouse,
-  catalog: Catalog,
-  original: { stmt: Statement; sql: string },
-  optimized: { stmt: Statement; sql: string },
-  prices: AuroraPrices,
-): Promise<CostReport> => {
-  const adapter = warehouse.adapter;
-  if (warehouse.mode === 'connected' && adapter.capabilities.explain && adapter.explain) {
-    try {
-      const planA = await adapter.explain(original.sql);
-      const planB = original.sql === optimized.sql ? planA : await adapter.explain(optimized.sql);
-      const costA = auroraExplainCost(planA, prices);
-      const costB = auroraExplainCost(planB, prices);
-      const est = (c: typeof costA): CostEstimate => ({
-        usd: roundUsd(c.usd),
-        method: 'explain',
-        assumptions: c.assumptions,
-      });
-      return report(warehouse, est(costA), est(costB));
-    } catch (e) {
-      const fallback = priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
-      return {
-        ...fallback,
-        assumptions: {
-          ...fallback.assumptions,
-          explain_failed: e instanceof Error ? e.message.slice(0, 200) : 'explain failed',
-        },
-      };
-    }
-  }
-  return priceStatements(warehouse, catalog, original.stmt, optimized.stmt);
+/** The report of GET /cost (and of POST /query's `cost`) from the estimates of the original and the form that runs. */
+export const costReport = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {
+  const accuracy = weaker(a.accuracy, b.accuracy);
+  const r: CostReport = {
+    original_cost: a.usd,
+    optimized_cost: b.usd,
+    savings: roundUsd(a.usd - b.usd),
+    currency: 'USD',
+    warehouse: warehouse.name,
+    method: a.method,
+    ...(accuracy !== undefined ? { accuracy } : {}),
+    assumptions: { ...a.assumptions, ...prefixed('optimized_', b.assumptions) },
+  };
+  if (a.bytes !== undefined && b.bytes !== undefined)
+    r.bytes_processed = { original: a.bytes, optimized: b.bytes };
+  return r;
 };

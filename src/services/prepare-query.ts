@@ -3,6 +3,7 @@ import { rewriteStatement } from '../core/rewrite/engine.ts';
 import type { RewriteOutcome } from '../core/rewrite/engine.ts';
 import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
 import { checkReadOnly, checkReadOnlyTokens } from '../core/sql/read-only.ts';
+import { namedTables } from '../core/sql/references.ts';
 import type { Catalog } from '../core/catalog.ts';
 import type { Statement } from '../core/sql/tree.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
@@ -46,7 +47,9 @@ export const prepareQuery = async (
   }
   if (sql.trim() === '') throw new GatewayError('invalid-sql', 'The query is empty.');
   const parsed = parseSql(sql, warehouse.dialect);
-  const catalog = await warehouse.adapter.introspect();
+  const catalog = await warehouse.adapter.introspect(
+    parsed.ok && parsed.statements[0] ? namedTables(parsed.statements[0]) : undefined,
+  );
   if (!parsed.ok) {
     if (parsed.failure.kind === 'syntax') {
       const { line, column } = parsed.failure;
@@ -78,7 +81,7 @@ export const prepareQuery = async (
     disabled: settings.disabled,
     budgetMs: settings.budgetMs,
     now: () => performance.now(),
-    cost: (stmt) => warehouse.costModel.estimate(stmt, catalog).usd,
+    cost: (stmt) => warehouse.costModel.estimate(stmt, catalog),
   });
   return {
     original,

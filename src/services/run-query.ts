@@ -1,28 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
-import { toDuckDb, transpileSql } from '../core/sql/print.ts';
-import type { Statement } from '../core/sql/tree.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
 import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
-import type { Warehouse, WarehouseName, WarehouseRegistry } from '../warehouses/registry.ts';
-import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/registry.ts';
+import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
+import type { WarehouseName } from '../warehouses/index.ts';
+import type { Warehouse, WarehouseRegistry } from '../warehouses/registry.ts';
 import type { Principal } from './api-keys.ts';
-import { priceQuery } from './estimate-cost.ts';
-import type { AuroraPrices } from '../core/cost/models/aurora-explain.ts';
 import type { CostReport } from './estimate-cost.ts';
-import { prepareQuery } from './prepare-query.ts';
-import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
+import { planQuery } from './plan-query.ts';
+import type { QueryPlan } from './plan-query.ts';
+import type { RewriteSettings } from './prepare-query.ts';
+import type { RunReport } from '../warehouses/adapter.ts';
 
 export type QueryResult = {
   trace_id: string;
   rewritten_query: string;
   duration_ms: number;
   rows: number;
-  warehouse: WarehouseName;
+  warehouse: string;
   rules_applied: string[];
   fallback: boolean;
   cost: CostReport;
+  /** What the warehouse reports about the run (connected warehouses): its job or query id, bytes, cache. */
+  job_id?: string;
+  query_id?: string;
+  bytes_processed?: number;
+  bytes_billed?: number;
+  cache_hit?: boolean;
 };
 
 /**
@@ -42,6 +47,8 @@ export type QueryService = {
     warehouse?: string;
     traceId: string;
     signal?: AbortSignal;
+    /** At most this many bytes billed (BigQuery's maximumBytesBilled); past it 422 `bytes-limit-exceeded`. */
+    maxBytesBilled?: number;
   }): Promise<QueryResult>;
   cost(input: { sql: string; warehouse?: string }): Promise<CostReport>;
   resolve(name: string | undefined): Warehouse;
@@ -49,44 +56,43 @@ export type QueryService = {
 
 export const newTraceId = (): string => randomBytes(16).toString('hex');
 
+/** 422 naming the allowed values (the registry's names). */
+export const unknownWarehouse = (name: string): GatewayError =>
+  new GatewayError(
+    'unknown-warehouse',
+    `Unknown warehouse "${name}". Allowed values: ${WAREHOUSE_NAMES.join(', ')}.`,
+    { allowed: [...WAREHOUSE_NAMES] },
+  );
+
 export const createQueryService = (deps: {
   db: Db;
   warehouses: WarehouseRegistry;
   defaultWarehouse: WarehouseName;
   settings: RewriteSettings;
   statementTimeoutMs: number;
-  auroraPrices: AuroraPrices;
   outbox?: QueryOutbox;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
-    if (!isWarehouseName(n)) {
-      throw new GatewayError(
-        'unknown-warehouse',
-        `Unknown warehouse "${n}". Allowed values: ${WAREHOUSE_NAMES.join(', ')}.`,
-        {
-          allowed: [...WAREHOUSE_NAMES],
-        },
-      );
-    }
+    if (!isWarehouseName(n)) throw unknownWarehouse(n);
     return deps.warehouses.get(n);
   };
 
-  const costOf = async (w: Warehouse, p: PreparedQuery, fallback = p.fallback): Promise<CostReport> => {
-    if (!p.original || !p.rewrite) return zeroCost(w);
-    const original = { stmt: p.original, sql: p.sql };
-    const optimized = fallback ? original : { stmt: p.rewrite.statement, sql: p.rewrittenSql };
-    return priceQuery(w, p.catalog, original, optimized, deps.auroraPrices);
-  };
-
-  /** The SQL the adapter runs: the warehouse dialect itself, or DuckDB in local mode. */
-  const executable = (w: Warehouse, stmt: Statement | undefined, sql: string): string => {
-    if (w.adapter.dialect === w.dialect) return sql;
-    const out = stmt
-      ? toDuckDb(stmt, w.dialect, { dropQualifiers: true })
-      : transpileSql(sql, w.dialect, w.adapter.dialect, true);
-    if (!out.ok) throw new GatewayError('query-failed', `Local mode cannot run this query: ${out.message}`);
-    return out.sql;
+  /**
+   * A byte limit is checked against the estimate of what runs (nothing runs past it), and passed to a
+   * warehouse that enforces it itself (capability `bytesLimit`). A warehouse that bills no bytes and does not
+   * enforce one refuses the field rather than ignore it.
+   */
+  const checkBytesLimit = (w: Warehouse, plan: QueryPlan, limit: number | undefined): void => {
+    if (limit === undefined) return;
+    const billed = plan.estimate.bytesBilled;
+    if (billed === undefined && w.adapter.capabilities.bytesLimit !== true)
+      throw new GatewayError(
+        'invalid-request',
+        `max_bytes_billed applies to warehouses billed by the bytes they scan; ${w.name} is not.`,
+        { max_bytes_billed: limit },
+      );
+    if (billed !== undefined && billed > limit) throw bytesLimitExceeded(limit, plan, 'estimate');
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
@@ -101,10 +107,9 @@ export const createQueryService = (deps: {
     resolve,
     cost: async ({ sql, warehouse }) => {
       const w = resolve(warehouse);
-      const p = await prepareQuery(w, sql, deps.settings);
-      return costOf(w, p);
+      return (await planQuery(w, sql, deps.settings, { forRun: false })).report;
     },
-    run: async ({ principal, sql, warehouse, traceId, signal }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled }) => {
       const started = performance.now();
       const w = resolve(warehouse);
       const base = {
@@ -114,28 +119,25 @@ export const createQueryService = (deps: {
         warehouse: w.name,
         originalSql: sql,
       };
-      let prepared: PreparedQuery | undefined;
+      let plan: QueryPlan | undefined;
       try {
-        prepared = await prepareQuery(w, sql, deps.settings);
-        let { rewrittenSql, fallback } = prepared;
-        let rules = prepared.rulesApplied;
-        let toRun: string;
-        try {
-          toRun = executable(w, prepared.rewrite?.statement ?? prepared.original, rewrittenSql);
-        } catch (e) {
-          // The rewritten form could not be translated: run the original instead (a rewrite never fails a query).
-          if (prepared.rewrite?.statement === prepared.original) throw e;
-          toRun = executable(w, prepared.original, sql);
-          rewrittenSql = sql;
-          fallback = true;
-          rules = [];
-        }
-        const outcome = await w.adapter.execute(toRun, {
-          timeoutMs: deps.statementTimeoutMs,
-          integerDivision: w.dialect === 'postgres',
-          ...(signal ? { signal } : {}),
-        });
-        const cost = await costOf(w, prepared, fallback);
+        plan = await planQuery(w, sql, deps.settings, { forRun: true });
+        checkBytesLimit(w, plan, maxBytesBilled);
+        const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
+        const outcome = await w.adapter
+          .execute(rewrittenSql, {
+            timeoutMs: deps.statementTimeoutMs,
+            attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
+            ...(plan.statement ? { statement: plan.statement } : {}),
+            ...(maxBytesBilled !== undefined ? { maxBytesBilled } : {}),
+            ...(signal ? { signal } : {}),
+          })
+          .catch((e: unknown) => {
+            // The warehouse refused past its byte limit: say what the estimate was.
+            if (isGatewayError(e) && e.code === 'bytes-limit-exceeded' && plan)
+              throw bytesLimitExceeded(maxBytesBilled, plan, 'warehouse', e);
+            throw e;
+          });
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -145,6 +147,7 @@ export const createQueryService = (deps: {
           rules_applied: [...rules],
           fallback,
           cost,
+          ...runFields(outcome.run),
         };
         await log(
           {
@@ -169,9 +172,9 @@ export const createQueryService = (deps: {
       } catch (e) {
         await log({
           ...base,
-          rewrittenSql: prepared?.rewrittenSql ?? null,
-          rulesApplied: prepared?.rulesApplied ?? [],
-          fallback: prepared?.fallback ?? false,
+          rewrittenSql: plan?.sql ?? null,
+          rulesApplied: plan?.rulesApplied ?? [],
+          fallback: plan?.fallback ?? false,
           originalCost: null,
           optimizedCost: null,
           savings: null,
@@ -189,12 +192,40 @@ export const createQueryService = (deps: {
   };
 };
 
-const zeroCost = (w: Warehouse): CostReport => ({
-  original_cost: 0,
-  optimized_cost: 0,
-  savings: 0,
-  currency: 'USD',
-  warehouse: w.name,
-  method: 'heuristic',
-  assumptions: { reason: 'the query is too deeply nested to analyse; it runs as written' },
+/** The run's report as response fields (extensions): job or query id, bytes processed and billed, cache hit. */
+const runFields = (run: RunReport | undefined): Partial<QueryResult> => ({
+  ...(run?.jobId !== undefined ? { job_id: run.jobId } : {}),
+  ...(run?.queryId !== undefined ? { query_id: run.queryId } : {}),
+  ...(run?.bytesProcessed !== undefined ? { bytes_processed: run.bytesProcessed } : {}),
+  ...(run?.bytesBilled !== undefined ? { bytes_billed: run.bytesBilled } : {}),
+  ...(run?.cacheHit !== undefined ? { cache_hit: run.cacheHit } : {}),
 });
+
+/** 422 `bytes-limit-exceeded` with the limit and the estimate of what would have run. */
+const bytesLimitExceeded = (
+  limit: number | undefined,
+  plan: QueryPlan,
+  refusedBy: 'estimate' | 'warehouse',
+  cause?: GatewayError,
+): GatewayError => {
+  const e = plan.estimate;
+  const estimate = {
+    ...(e.bytes !== undefined ? { bytes_processed: e.bytes } : {}),
+    ...(e.bytesBilled !== undefined ? { bytes_billed: e.bytesBilled } : {}),
+    usd: e.usd,
+    method: e.method,
+    ...(e.accuracy !== undefined ? { accuracy: e.accuracy } : {}),
+  };
+  return new GatewayError(
+    'bytes-limit-exceeded',
+    refusedBy === 'estimate'
+      ? `The query would bill ${e.bytesBilled ?? '?'} bytes, more than the limit of ${limit ?? '?'} bytes; it did not run.`
+      : (cause?.detail ?? 'The warehouse refused to run the query past its byte limit.'),
+    {
+      ...(cause?.context ?? {}),
+      ...(limit !== undefined ? { max_bytes_billed: limit } : {}),
+      estimate,
+      refused_by: refusedBy,
+    },
+  );
+};

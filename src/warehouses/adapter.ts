@@ -1,5 +1,8 @@
 import type { Catalog } from '../core/catalog.ts';
+import type { Result } from '../core/errors.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
+import type { NamedTable } from '../core/sql/references.ts';
+import type { Statement } from '../core/sql/tree.ts';
 
 /** What an adapter can do; callers branch on these, never on a warehouse's name. */
 export type Capabilities = {
@@ -13,6 +16,16 @@ export type Capabilities = {
   readonly readOnlyConnection: boolean;
   /** Rows are counted while streaming, never all held in memory. */
   readonly streamingRowCount: boolean;
+  /** `ExecuteOptions.maxBytesBilled` is enforced by the warehouse itself (the job refuses to run past it). */
+  readonly bytesLimit?: boolean;
+};
+
+/** Who a statement runs for, so that the warehouse's own billing and logs attribute it (labels, query tags). */
+export type Attribution = {
+  /** The request's W3C trace id (32 lowercase hex characters). */
+  readonly traceId: string;
+  readonly accountId: string;
+  readonly keyId: string;
 };
 
 export type ExecuteOptions = {
@@ -22,9 +35,37 @@ export type ExecuteOptions = {
   readonly timeoutMs: number;
   /** Semantics of the SQL's source dialect that the engine must honour (local mode): Postgres `7/2` = 3. */
   readonly integerDivision?: boolean;
+  /** The parsed form of the SQL, when the caller has it: an adapter that translates uses it, not the text. */
+  readonly statement?: Statement;
+  readonly attribution?: Attribution;
+  /** Bytes the statement may bill at most (capability `bytesLimit`); absent: the adapter's configured default. */
+  readonly maxBytesBilled?: number;
 };
 
-export type ExecuteResult = { readonly rows: number; readonly columns: readonly string[] };
+/** What the warehouse reports about a run, where it does (connected warehouses). */
+export type RunReport = {
+  /** The warehouse's job id (BigQuery). */
+  readonly jobId?: string;
+  /** The warehouse's query id (Snowflake). */
+  readonly queryId?: string;
+  readonly bytesProcessed?: number;
+  readonly bytesBilled?: number;
+  /** The warehouse answered from its own result cache. */
+  readonly cacheHit?: boolean;
+};
+
+export type ExecuteResult = {
+  readonly rows: number;
+  readonly columns: readonly string[];
+  readonly run?: RunReport;
+};
+
+/** A dry run (capability `dryRun`): what the statement would process, without running it. */
+export type DryRunResult = {
+  readonly bytesProcessed: number;
+  /** The tables it reads, qualified (`project.dataset.table`). */
+  readonly referencedTables: readonly string[];
+};
 
 export type ExplainResult = {
   /** Estimated rows the plan reads and returns, pages/blocks it touches, and its total cost units. */
@@ -50,10 +91,19 @@ export type WarehouseAdapter = {
   readonly dialect: SqlDialect;
   readonly capabilities: Capabilities;
   execute(sql: string, options: ExecuteOptions): Promise<ExecuteResult>;
-  /** Tables, columns, keys (and sizes where known), cached by the adapter with a TTL. */
-  introspect(): Promise<Catalog>;
+  /**
+   * Whether the adapter can run this statement, decided without running it (local mode: its translation to
+   * DuckDB). A refusal is the error `execute` would throw. Absent: whatever parsed is attempted.
+   */
+  check?(sql: string, statement: Statement | undefined): Result<true>;
+  /**
+   * Tables, columns, keys (and sizes where known), cached by the adapter with a TTL. `tables` are those a query
+   * names, qualified as written: an adapter whose catalog is too large to load whole loads only these; others
+   * may ignore it and return everything they have.
+   */
+  introspect(tables?: readonly NamedTable[]): Promise<Catalog>;
   explain?(sql: string): Promise<ExplainResult>;
-  dryRun?(sql: string): Promise<{ readonly bytesProcessed: number }>;
+  dryRun?(sql: string): Promise<DryRunResult>;
   /** Whether the warehouse answers now (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

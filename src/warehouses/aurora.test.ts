@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openAurora } from './aurora.ts';
+import { openAurora } from './aurora-connect.ts';
 
 const options = { poolSize: 1, statementTimeoutMs: 1_000, catalogTtlMs: 1_000 };
 

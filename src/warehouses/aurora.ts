@@ -1,30 +1,93 @@
-import type { WarehouseAdapter } from './adapter.ts';
-import { openAuroraMysql } from './aurora-mysql.ts';
-import type { AuroraOptions } from './aurora-options.ts';
-import { openAuroraPostgres } from './aurora-postgres.ts';
-
-export type { AuroraOptions, AuroraTlsOptions } from './aurora-options.ts';
+import { auroraExplainCost, DEFAULT_AURORA_PRICES } from '../core/cost/models/aurora-explain.ts';
+import { auroraHeuristic } from '../core/cost/models/heuristic.ts';
+import { nonNegative, optionalFile, optionalOneOf, optionalUrl, setting, wholeNumber } from '../setting.ts';
+import { modelCost, planCost } from './cost-port.ts';
+import { defineWarehouse, localWarehouse } from './definition.ts';
 
 /**
- * Aurora speaks PostgreSQL or MySQL; the configured URL's scheme says which (CONTRACT.md: the dialect follows
- * the connection). Opening is lazy: no connection is made until the first statement.
- *
- * @example openAurora({ url: 'mysql://app:secret@db:3306/shop', poolSize: 10, statementTimeoutMs: 30_000,
- *   catalogTtlMs: 300_000 }).dialect // 'mysql'
+ * Aurora: connected through SQLGATE_AURORA_URL (its scheme picks PostgreSQL or MySQL) and priced from
+ * EXPLAIN, else local on the embedded engine (PostgreSQL dialect) priced by the heuristic.
  */
-export const openAurora = (options: AuroraOptions): WarehouseAdapter => {
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(options.url)?.[1]?.toLowerCase() ?? '';
-  switch (scheme) {
-    case 'postgres':
-    case 'postgresql':
-      return openAuroraPostgres(options);
-    case 'mysql':
-      return openAuroraMysql(options);
-    default:
-      // The URL may hold a password: name only its scheme.
-      throw new Error(
-        `SQLGATE_AURORA_URL: unsupported scheme ${scheme === '' ? '(none)' : `"${scheme}:"`}; ` +
-          'use postgres://, postgresql:// or mysql://',
-      );
-  }
-};
+export const aurora = defineWarehouse({
+  name: 'aurora',
+  dialects: ['postgres', 'mysql'],
+  settings: {
+    url: setting(
+      'SQLGATE_AURORA_URL',
+      '',
+      'postgres://… or mysql://… : run aurora on a real database (connected mode)',
+      optionalUrl(['postgres', 'postgresql', 'mysql']),
+      { secret: true },
+    ),
+    poolSize: setting(
+      'SQLGATE_AURORA_POOL_SIZE',
+      '10',
+      'connections in the Aurora pool',
+      wholeNumber(10, 1, 1000),
+    ),
+    tls: setting(
+      'SQLGATE_AURORA_TLS',
+      '',
+      'verify (TLS, verify the certificate), no-verify (TLS without verification); default: as the URL says (sslmode)',
+      optionalOneOf(['verify', 'no-verify']),
+    ),
+    tlsCaFile: setting(
+      'SQLGATE_AURORA_TLS_CA_FILE',
+      '',
+      'PEM CA bundle for Aurora TLS (e.g. the Amazon RDS global bundle)',
+      optionalFile(),
+    ),
+    usdPerMillionIo: setting(
+      'SQLGATE_AURORA_USD_PER_MILLION_IO',
+      '0.20',
+      'Aurora Standard I/O price per million requests',
+      nonNegative(0.2),
+    ),
+    usdPerAcuHour: setting(
+      'SQLGATE_AURORA_USD_PER_ACU_HOUR',
+      '0.12',
+      'Aurora Serverless v2 price per ACU-hour',
+      nonNegative(0.12),
+    ),
+  },
+  open: async (s, ctx) => {
+    const costModel = auroraHeuristic({ usdPerMillionIo: s.usdPerMillionIo, usdPerAcuHour: s.usdPerAcuHour });
+    const pricing = { usd_per_million_io: s.usdPerMillionIo, usd_per_acu_hour: s.usdPerAcuHour };
+    if (s.url === undefined) return localWarehouse(ctx, 'aurora', 'postgres', costModel, pricing);
+    const tls =
+      s.tls === undefined && s.tlsCaFile === undefined
+        ? undefined
+        : { rejectUnauthorized: s.tls !== 'no-verify', ...(s.tlsCaFile ? { ca: s.tlsCaFile.text } : {}) };
+    // The drivers load when aurora opens connected, not when config.ts reads this definition.
+    const { openAurora } = await import('./aurora-connect.ts');
+    const adapter = openAurora({
+      url: s.url,
+      poolSize: s.poolSize,
+      statementTimeoutMs: ctx.statementTimeoutMs,
+      catalogTtlMs: ctx.catalogTtlMs,
+      ...(tls ? { tls } : {}),
+    });
+    const prices = {
+      ...DEFAULT_AURORA_PRICES,
+      usdPerMillionIoRequests: s.usdPerMillionIo,
+      usdPerAcuHour: s.usdPerAcuHour,
+    };
+    const explain = adapter.capabilities.explain ? adapter.explain?.bind(adapter) : undefined;
+    return {
+      name: 'aurora',
+      mode: 'connected',
+      dialect: adapter.dialect,
+      adapter,
+      costModel,
+      cost: explain
+        ? planCost({
+            name: 'aurora-explain',
+            explain,
+            price: (plan) => auroraExplainCost(plan, prices),
+            fallback: costModel,
+          })
+        : modelCost(costModel),
+      pricing,
+    };
+  },
+});

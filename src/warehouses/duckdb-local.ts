@@ -247,7 +247,7 @@ const readStats = async (
   const total = await conn.runAndReadAll(`SELECT count(*)::DOUBLE, ${sums} FROM ${quoteIdent(table)}`);
   const stats = toStats(total.getRowsJS()[0] ?? []);
   if (!partitioning) return stats;
-  const fmt = { day: '%Y-%m-%d', month: '%Y-%m', year: '%Y' }[partitioning.granularity];
+  const fmt = { hour: '%Y-%m-%d %H', day: '%Y-%m-%d', month: '%Y-%m', year: '%Y' }[partitioning.granularity];
   const parts = await conn.runAndReadAll(
     `SELECT strftime(${quoteIdent(partitioning.column)}, '${fmt}') AS k, count(*)::DOUBLE, ${sums}
      FROM ${quoteIdent(table)} GROUP BY 1 ORDER BY 1`,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WAREHOUSE_NAMES } from '../../src/warehouses/index.ts';
 import { startTestGateway } from '../support/app.ts';
 import type { TestGateway } from '../support/app.ts';
 
@@ -171,6 +172,23 @@ describe('GET /warehouses, /openapi.json, health', () => {
     expect(doc.webhooks['/query/completed']?.post).toBeDefined();
     expect(doc.paths['/query']?.post?.responses['403']?.content?.['application/problem+json']).toBeDefined();
     expect(JSON.stringify(doc.paths)).not.toMatch(/\/v1\//);
+  });
+  it('documents the warehouse names as an enum from the registry, in the query body and the cost query', async () => {
+    const doc = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, Record<string, { requestBody?: unknown; parameters?: unknown[] }>>;
+    }>();
+    const names = WAREHOUSE_NAMES;
+    const body = JSON.stringify(doc.paths['/query']?.post?.requestBody);
+    expect(body).toContain(`"enum":${JSON.stringify(names)}`);
+    const param = doc.paths['/cost']?.get?.parameters?.find(
+      (p) => (p as { name?: string }).name === 'warehouse',
+    );
+    expect(JSON.stringify(param)).toContain(`"enum":${JSON.stringify(names)}`);
+    const refused = await cost('SELECT 1', 'redshift');
+    expect(refused.json<{ allowed: string[]; code: string }>()).toMatchObject({
+      code: 'unknown-warehouse',
+      allowed: [...names],
+    });
   });
   it('healthz and readyz need no key; metrics are Prometheus text', async () => {
     expect((await gw.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);

@@ -124,6 +124,33 @@ describe('POST /query — errors', () => {
     );
     expect(body.allowed).toEqual(['bigquery', 'snowflake', 'aurora']);
   });
+  it('422 bytes-limit-exceeded in local mode too: the byte model is checked, nothing runs', async () => {
+    const body = expectProblem(
+      await post({ warehouse: 'bigquery', query: 'SELECT l_comment FROM lineitem', max_bytes_billed: 1024 }),
+      422,
+      'bytes-limit-exceeded',
+    );
+    expect(body).toMatchObject({
+      max_bytes_billed: 1024,
+      refused_by: 'estimate',
+      estimate: { bytes_billed: 10 * 1024 * 1024, method: 'model' },
+    });
+    const ok = await post({
+      warehouse: 'bigquery',
+      query: 'SELECT 1 AS x',
+      max_bytes_billed: 10 * 1024 * 1024,
+    });
+    expect(ok.statusCode).toBe(200);
+  });
+  it('400 for max_bytes_billed on a warehouse not billed by bytes, or not a positive integer', async () => {
+    expectProblem(
+      await post({ warehouse: 'aurora', query: 'SELECT 1', max_bytes_billed: 1024 }),
+      400,
+      'invalid-request',
+    );
+    expectProblem(await post({ query: 'SELECT 1', max_bytes_billed: -1 }), 400, 'invalid-request');
+    expectProblem(await post({ query: 'SELECT 1', max_bytes_billed: '10' }), 400, 'invalid-request');
+  });
   it('422 query-failed with the warehouse message', async () => {
     const body = expectProblem(await post({ query: 'SELECT * FROM no_such_table' }), 422, 'query-failed');
     expect(String(body.detail)).toMatch(/no_such_table/);

@@ -25,7 +25,14 @@ export const startGatewayInProcess = async (
   dirPrefix = 'sqlgate-test-',
 ): Promise<GatewayInProcess> => {
   const dataDir = mkdtempSync(join(tmpdir(), dirPrefix));
-  const config = loadConfig({ SQLGATE_DATA_DIR: dataDir, SQLGATE_LOG_LEVEL: 'silent', ...env });
+  // A rewrite budget far above the default: on a loaded machine 50 ms can pass and turn a rewrite into a
+  // fallback, which is not what these tests look at (a test of the budget sets its own).
+  const config = loadConfig({
+    SQLGATE_DATA_DIR: dataDir,
+    SQLGATE_LOG_LEVEL: 'silent',
+    SQLGATE_REWRITE_BUDGET_MS: '5000',
+    ...env,
+  });
   const services = await createServices(config, { progress: () => undefined, metrics: false });
   const app = await buildApp(config, services, { logger: false });
   return {

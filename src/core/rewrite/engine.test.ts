@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CostEstimate } from '../cost/model.ts';
 import { parseSql } from '../sql/parse.ts';
 import type { Statement } from '../sql/tree.ts';
 import { rewriteStatement } from './engine.ts';
@@ -29,9 +30,32 @@ describe('rewriteStatement', () => {
     expect(out.sql).toBe(SQL);
   });
   it('drops a rewrite the cost model rates more expensive', () => {
-    const cost = (s: Statement) => -JSON.stringify(s).length; // shorter = dearer, to force the refusal
+    // Shorter = dearer, to force the refusal.
+    const cost = (s: Statement): CostEstimate => ({
+      usd: -JSON.stringify(s).length,
+      method: 'model',
+      assumptions: {},
+    });
     const out = rewriteStatement(parse(SQL), SQL, { ...base, cost });
     expect(out).toMatchObject({ sql: SQL, rulesApplied: [], fallback: false });
+  });
+  it('carries the estimates it made, so the caller does not price the query again', () => {
+    const cost = (s: Statement): CostEstimate => ({
+      usd: JSON.stringify(s).length,
+      method: 'model',
+      assumptions: {},
+    });
+    const original = parse(SQL);
+    const out = rewriteStatement(original, SQL, { ...base, cost });
+    expect(out.rulesApplied).toEqual(['simplify-booleans']);
+    expect(out.costs?.result.usd).toBe(cost(out.statement).usd);
+    expect(out.costs?.result.usd).toBeLessThan(out.costs?.original.usd ?? 0);
+    const unchanged = rewriteStatement(parse('SELECT a FROM t'), 'SELECT a FROM t', { ...base, cost });
+    expect(unchanged.costs?.result).toBe(unchanged.costs?.original);
+    let t = 0;
+    const late = rewriteStatement(original, SQL, { ...base, cost, budgetMs: 5, now: () => (t += 3) });
+    expect(late).toMatchObject({ fallback: true, statement: original });
+    expect(late.costs?.result).toBe(late.costs?.original);
   });
   it('falls back when the time budget is exceeded', () => {
     let t = 0;

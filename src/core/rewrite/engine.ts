@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog.ts';
+import type { CostEstimate } from '../cost/model.ts';
 import type { SqlDialect } from '../sql/dialect.ts';
 import type { Statement } from '../sql/tree.ts';
 import { visitObjects } from '../sql/tree.ts';
@@ -19,8 +20,8 @@ export type RewriteContext = {
   readonly budgetMs: number;
   /** Monotonic clock in ms (core has no clock of its own). */
   readonly now: () => number;
-  /** Cost of a statement by the warehouse's cost model; a rewrite rated more expensive is dropped. */
-  readonly cost?: (stmt: Statement) => number;
+  /** Cost of a statement by the warehouse's cost model; a rewrite rated more expensive (`usd`) is dropped. */
+  readonly cost?: (stmt: Statement) => CostEstimate;
   /** The rules to run (default: all registered rules); tests pass one rule to see it alone. */
   readonly rules?: readonly RewriteRule[];
   /** Told each time a rule leaves a matched site alone because one of its obligations could not be shown. */
@@ -36,6 +37,11 @@ export type RewriteOutcome = {
   readonly fallback: boolean;
   /** Why the rewrite was skipped, when `fallback`. */
   readonly reason?: string;
+  /**
+   * With `ctx.cost`: the estimates the engine made of the original and of `statement` (the same object when
+   * nothing changed), so that the caller does not price the query again.
+   */
+  readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
 };
 
 /** Rounds of all rules; a rule's output may enable another (fold → push down → eliminate), rarely more. */
@@ -77,12 +83,16 @@ export const rewriteStatement = (
   originalSql: string,
   ctx: RewriteContext,
 ): RewriteOutcome => {
+  let originalCost: CostEstimate | undefined;
+  const unchanged = (): { costs?: RewriteOutcome['costs'] } =>
+    originalCost ? { costs: { original: originalCost, result: originalCost } } : {};
   const fallback = (reason: string): RewriteOutcome => ({
     statement: stmt,
     sql: originalSql,
     rulesApplied: [],
     fallback: true,
     reason,
+    ...unchanged(),
   });
   const start = ctx.now();
   const overBudget = (): boolean => ctx.now() - start > ctx.budgetMs;
@@ -103,6 +113,7 @@ export const rewriteStatement = (
     };
     let current = rules.length > 0 ? compactTree(stmt) : stmt;
     let currentCost = ctx.cost?.(current);
+    originalCost = currentCost;
     let features: Set<string> | undefined;
     // Rules are pure: a rule that already saw this very tree (and changed nothing, or was refused) is skipped.
     const lastInput = new Map<RewriteRule, Statement>();
@@ -120,7 +131,7 @@ export const rewriteStatement = (
         if (next === current || sameNode(next, current) || !sameOutputNames(current, next)) continue;
         if (ctx.cost && currentCost !== undefined) {
           const c = ctx.cost(next);
-          if (!(c <= currentCost)) continue;
+          if (!(c.usd <= currentCost.usd)) continue;
           currentCost = c;
         }
         current = next;
@@ -130,14 +141,21 @@ export const rewriteStatement = (
       }
       if (!changed) break;
     }
-    if (applied.length === 0) return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false };
+    if (applied.length === 0)
+      return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false, ...unchanged() };
     const printed = printSql(current, ctx.dialect);
     if (!printed.ok) return fallback(`rewritten query could not be printed: ${printed.message}`);
     // Once per query, and without building a tree: the strict syntax check of the printed text.
     if (!checkSyntax(printed.sql, ctx.dialect))
       return fallback('rewritten query did not parse back in its dialect');
     if (overBudget()) return fallback('rewrite time budget exceeded');
-    return { statement: current, sql: printed.sql, rulesApplied: applied, fallback: false };
+    return {
+      statement: current,
+      sql: printed.sql,
+      rulesApplied: applied,
+      fallback: false,
+      ...(originalCost && currentCost ? { costs: { original: originalCost, result: currentCost } } : {}),
+    };
   } catch (e) {
     return fallback(e instanceof Error ? `rewrite failed: ${e.message}` : 'rewrite failed');
   }

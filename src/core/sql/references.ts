@@ -88,3 +88,37 @@ export const tableReferences = (stmt: Statement, catalog: Catalog): TableReferen
   });
   return refs;
 };
+
+/** A table as a query names it: `name`, optionally qualified (`schema.name`, `catalog.schema.name`). */
+export type NamedTable = { readonly catalog?: string; readonly schema?: string; readonly name: string };
+
+/**
+ * The tables a statement names, qualified as written, each once (CTE names excluded), without a catalog: what
+ * an adapter with a large catalog needs to load for this query.
+ *
+ * @example namedTables(parse('SELECT 1 FROM ds.t JOIN t ON true')) // [{ schema: 'ds', name: 't' }, { name: 't' }]
+ */
+export const namedTables = (stmt: Statement): NamedTable[] => {
+  const cteNames = new Set<string>();
+  visitObjects(stmt, (o) => {
+    const w = o.with;
+    if (isRecord(w) && Array.isArray(w.ctes))
+      for (const c of w.ctes) if (isRecord(c)) cteNames.add((identName(c.alias) ?? '').toLowerCase());
+  });
+  const seen = new Map<string, NamedTable>();
+  visitObjects(stmt, (o) => {
+    if (!isRecord(o.table)) return;
+    const name = identName(o.table.name);
+    if (name === undefined) return;
+    const schema = identName(o.table.schema);
+    const catalog = identName(o.table.catalog);
+    if (schema === undefined && catalog === undefined && cteNames.has(name.toLowerCase())) return;
+    const t: NamedTable = {
+      ...(catalog !== undefined ? { catalog } : {}),
+      ...(schema !== undefined ? { schema } : {}),
+      name,
+    };
+    seen.set([catalog, schema, name].join('\u0000'), t);
+  });
+  return [...seen.values()];
+};

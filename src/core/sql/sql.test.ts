@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSql, tokenizeSql } from './parse.ts';
 import { printSql, toDuckDb } from './print.ts';
 import { checkReadOnly, checkReadOnlyTokens } from './read-only.ts';
+import { namedTables } from './references.ts';
 import { translateToCharFormat } from './to-char.ts';
 
 const parsed = (sql: string, d: Parameters<typeof parseSql>[1] = 'postgres') => {
@@ -114,5 +115,24 @@ describe('translateToCharFormat', () => {
   });
   it('refuses blank-padded Month', () => {
     expect(translateToCharFormat('Month').ok).toBe(false);
+  });
+});
+
+describe('namedTables', () => {
+  it('lists the tables a statement names, qualified as written, once each, without CTE names', () => {
+    const r = parseSql(
+      'WITH c AS (SELECT 1 AS x) SELECT * FROM `proj.ds.t1` a JOIN ds2.t2 ON true JOIN t3 ON true JOIN c ON true JOIN t3 b ON true',
+      'bigquery',
+    );
+    if (!r.ok || !r.statements[0]) throw new Error('parse');
+    const tables = namedTables(r.statements[0]);
+    expect(tables).toHaveLength(3);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        { catalog: 'proj', schema: 'ds', name: 't1' },
+        { schema: 'ds2', name: 't2' },
+        { name: 't3' },
+      ]),
+    );
   });
 });

@@ -30,6 +30,7 @@ export const registerQueryRoute = (api: FastifyInstance, services: Services): vo
           principal,
           sql: req.body.query,
           ...(req.body.warehouse !== undefined ? { warehouse: req.body.warehouse } : {}),
+          ...(req.body.max_bytes_billed !== undefined ? { maxBytesBilled: req.body.max_bytes_billed } : {}),
           traceId: req.traceId,
           signal: controller.signal,
         });

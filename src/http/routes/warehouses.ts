@@ -36,7 +36,7 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
         dialect: w.dialect,
         engine: w.adapter.id,
         default: w.name === config.defaultWarehouse,
-        cost_method: w.costModel.name,
+        cost_method: w.cost.name,
         pricing: { ...w.pricing },
       })),
     }),

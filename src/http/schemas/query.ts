@@ -1,14 +1,28 @@
 import { Type } from 'typebox';
+import { WAREHOUSE_NAMES } from '../../warehouses/index.ts';
 
+/**
+ * A warehouse name, from the registry (src/warehouses/index.ts). A name outside the enum is answered 422
+ * `unknown-warehouse` with the allowed values, not 400 (app.ts maps the enum failure).
+ */
 const Warehouse = Type.String({
-  description: 'bigquery, snowflake or aurora; default: the configured default',
-  examples: ['bigquery'],
+  enum: [...WAREHOUSE_NAMES],
+  description: `${WAREHOUSE_NAMES.join(', ')}; default: the configured default`,
+  examples: [WAREHOUSE_NAMES[0]],
 });
 
 export const QueryRequest = Type.Object(
   {
     query: Type.String({ description: 'Raw SQL to execute', minLength: 1 }),
     warehouse: Type.Optional(Warehouse),
+    max_bytes_billed: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description:
+          'Bytes the query may bill at most (BigQuery maximumBytesBilled; default SQLGATE_BIGQUERY_MAX_BYTES_BILLED). Checked against the estimate before running; past it 422 bytes-limit-exceeded with the estimate. Warehouses not billed by bytes refuse it (400).',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -26,6 +40,12 @@ export const CostReportSchema = Type.Object(
       Type.Literal('model'),
       Type.Literal('heuristic'),
     ]),
+    accuracy: Type.Optional(
+      Type.Union([Type.Literal('exact'), Type.Literal('lower_bound'), Type.Literal('estimate')], {
+        description:
+          'exact: the warehouse figure priced by its rules; lower_bound: the warehouse figure, a billing minimum bounded (several tables); estimate: a model',
+      }),
+    ),
     bytes_processed: Type.Optional(Type.Object({ original: Type.Number(), optimized: Type.Number() })),
     assumptions: Type.Record(Type.String(), Type.Union([Type.Number(), Type.String(), Type.Boolean()])),
   },
@@ -44,6 +64,21 @@ export const QueryResultSchema = Type.Object(
       description: 'true when the rewrite was skipped or failed and the original ran',
     }),
     cost: CostReportSchema,
+    job_id: Type.Optional(Type.String({ description: 'BigQuery job id of the run (connected bigquery)' })),
+    query_id: Type.Optional(
+      Type.String({ description: 'Snowflake query id of the run (connected snowflake)' }),
+    ),
+    bytes_processed: Type.Optional(
+      Type.Integer({ description: 'Bytes the warehouse reports it processed (connected bigquery)' }),
+    ),
+    bytes_billed: Type.Optional(
+      Type.Integer({
+        description: 'Bytes the warehouse reports it billed (connected bigquery; 0 on a cache hit)',
+      }),
+    ),
+    cache_hit: Type.Optional(
+      Type.Boolean({ description: 'The warehouse answered from its own result cache (connected bigquery)' }),
+    ),
   },
   { description: 'Query result' },
 );

@@ -49,6 +49,8 @@ export const bigQueryByteModel = (pricing: BigQueryPricing): CostModel => ({
       usd: roundUsd((billed / TIB) * pricing.usdPerTib),
       method: 'model',
       bytes: scanned,
+      bytesBilled: billed,
+      accuracy: 'estimate',
       assumptions: {
         usd_per_tib: pricing.usdPerTib,
         bytes_billed: billed,

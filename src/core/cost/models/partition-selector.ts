@@ -7,6 +7,8 @@ import type { PartitionSelector } from './bigquery-bytes.ts';
 /** First and last day a partition key covers ('1995-03' → 1995-03-01 … 1995-03-31; '1995' → the year). */
 const spanOf = (key: string): { first: string; last: string } | undefined => {
   if (/^\d{4}-\d{2}-\d{2}$/.test(key)) return { first: key, last: key };
+  // An hourly partition is kept when its day is: ranges are compared by day (conservative: never drops one).
+  if (/^\d{4}-\d{2}-\d{2} \d{2}$/.test(key)) return { first: key.slice(0, 10), last: key.slice(0, 10) };
   if (/^\d{4}-\d{2}$/.test(key)) {
     const [y, m] = key.split('-').map(Number) as [number, number];
     const days = new Date(Date.UTC(y, m, 0)).getUTCDate();

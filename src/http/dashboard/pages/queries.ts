@@ -3,7 +3,7 @@ import { diffWords } from '../../../core/text-diff.ts';
 import type { DiffSegment } from '../../../core/text-diff.ts';
 import { distinctWarehouses, findQueryLogEntry, searchQueryLog } from '../../../store/query-stats.ts';
 import type { QueryLogFilter } from '../../../store/query-stats.ts';
-import { WAREHOUSE_NAMES } from '../../../warehouses/registry.ts';
+import { WAREHOUSE_NAMES } from '../../../warehouses/index.ts';
 import type { DashboardDeps } from '../deps.ts';
 import { html } from '../html.ts';
 import { formatTime, formatUsd, layout, sendNotFoundPage, sendPage } from '../layout.ts';
