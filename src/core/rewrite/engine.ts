@@ -6,7 +6,7 @@ import { visitObjects } from '../sql/tree.ts';
 import { checkSyntax } from '../sql/parse.ts';
 import { printLike } from '../sql/print-like.ts';
 import { sameOutputNames } from './output-names.ts';
-import { compactTree, treeFeatures } from './features.ts';
+import { compactTree, misreadSetOperation, treeFeatures } from './features.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
 import { RULES } from './rules/index.ts';
 import { sameNode } from './tree-ops.ts';
@@ -24,6 +24,8 @@ export type RewriteContext = {
   readonly cost?: (stmt: Statement) => CostEstimate;
   /** The rules to run (default: all registered rules); tests pass one rule to see it alone. */
   readonly rules?: readonly RewriteRule[];
+  /** Told each time a rule leaves a matched site alone because one of its obligations could not be shown. */
+  readonly onRefusal?: (rule: string, obligation: string) => void;
 };
 
 export type RewriteOutcome = {
@@ -99,8 +101,16 @@ export const rewriteStatement = (
       const trap = mysqlPrintTrap(stmt);
       if (trap !== undefined) return fallback(trap);
     }
+    if (misreadSetOperation(stmt))
+      return fallback(
+        'a set operation stands where the parser expected a value; the original runs unchanged',
+      );
     const rules = (ctx.rules ?? RULES).filter((r) => enabled(r, ctx));
-    const ruleCtx: RuleContext = { dialect: ctx.dialect, ...(ctx.catalog ? { catalog: ctx.catalog } : {}) };
+    const ruleCtx: RuleContext = {
+      dialect: ctx.dialect,
+      ...(ctx.catalog ? { catalog: ctx.catalog } : {}),
+      ...(ctx.onRefusal ? { refused: ctx.onRefusal } : {}),
+    };
     let current = rules.length > 0 ? compactTree(stmt) : stmt;
     let currentCost = ctx.cost?.(current);
     originalCost = currentCost;
