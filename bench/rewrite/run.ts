@@ -4,7 +4,6 @@
  * anti-pattern corpus under the three real cost models (savings.ts).
  * Run: node_modules/.bin/node bench/rewrite/run.ts
  */
-import { join } from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -14,9 +13,11 @@ import { rewriteStatement } from '../../src/core/rewrite/engine.ts';
 import { TPCH_CATALOG } from '../../src/core/rewrite/testing.ts';
 import { parseSql } from '../../src/core/sql/parse.ts';
 import type { Statement } from '../../src/core/sql/tree.ts';
+import { CORPUS_DIR } from '../../test/support/corpus-dir.ts';
 import { MEASURES, savings } from './savings.ts';
 
-const CORPUS = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus');
+// Beside the checkout (`../shared/corpus`), or SQLGATE_TEST_CORPUS_DIR, as the tests find it.
+const CORPUS = CORPUS_DIR;
 const WARM_UP = 5;
 const TIMED = 20;
 

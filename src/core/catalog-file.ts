@@ -12,9 +12,13 @@ const stringList = (v: unknown): string[] | undefined =>
 const columnsOf = (table: string, v: unknown): ColumnInfo[] | string => {
   if (!isRecord(v)) return `table ${table}: columns must be an object of column → type`;
   const cols: ColumnInfo[] = [];
-  for (const [name, type] of Object.entries(v)) {
-    if (typeof type !== 'string') return `table ${table}, column ${name}: the type must be a string`;
-    cols.push({ name, type: normaliseType(type), rawType: type });
+  for (const [name, spec] of Object.entries(v)) {
+    // A type, or {type, collation} where the collation matters (MySQL string columns).
+    const type = isRecord(spec) ? spec.type : spec;
+    const collation = isRecord(spec) ? spec.collation : undefined;
+    if (typeof type !== 'string' || (collation !== undefined && typeof collation !== 'string'))
+      return `table ${table}, column ${name}: the type must be a string or {type, collation}`;
+    cols.push({ name, type: normaliseType(type), rawType: type, ...(collation ? { collation } : {}) });
   }
   return cols;
 };
@@ -48,7 +52,8 @@ const richTable = (name: string, v: Record<string, unknown>): TableInfo | string
 
 /**
  * Reads a schema file's parsed JSON into a Catalog. Two forms (see src/core/rewrite/README.md):
- * the corpus form `{table: {column: type}}`, and the rich form `{tables: {table: {columns: {column: type},
+ * the corpus form `{table: {column: type}}`, and the rich form `{tables: {table: {columns: {column: type or
+ * {type, collation}},
  * primaryKey?: [..], uniqueKeys?: [[..]], partitioning?: {column, granularity}}}}` that lets the key-aware
  * rules (join elimination) fire.
  *

@@ -21,6 +21,11 @@ export type ColumnInfo = {
   /** The warehouse's own type name, as introspected. */
   readonly rawType?: string;
   readonly nullable?: boolean;
+  /**
+   * The column's collation when known (MySQL: always introspected; PostgreSQL: only a non-default one).
+   * Omitted means the database default. Rewrite rules compare string types by it.
+   */
+  readonly collation?: string;
 };
 
 /** Measured sizes, for the byte model: logical bytes of each column (0 for NULLs), and rows. */

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'conflict',
   'forbidden',
   'internal',
+  'unsupported-in-local-mode',
   'bytes-limit-exceeded',
   'warehouse-rate-limited',
   'headers-too-large',

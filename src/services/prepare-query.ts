@@ -61,6 +61,7 @@ export const prepareQuery = async (
     {
       sql,
       dialect: warehouse.dialect,
+      warehouse: warehouse.name,
       costSpec: warehouse.costSpec,
       rewrite:
         opts.rewrite === false

@@ -2,12 +2,13 @@ import type { Catalog } from '../core/catalog.ts';
 import type { CostEstimate } from '../core/cost/model.ts';
 import { costModelOf } from '../core/cost/models/index.ts';
 import type { CostModelSpec } from '../core/cost/models/index.ts';
-import type { ErrorCode } from '../core/errors.ts';
+import type { ErrorCode, GatewayError, Result } from '../core/errors.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
 import type { RewriteOutcome } from '../core/rewrite/engine.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
-import { toDuckDb, transpileSql } from '../core/sql/print.ts';
+import { localSql } from '../core/sql/local-query.ts';
+import { catalogColumnTypes } from '../core/sql/translate/catalog-types.ts';
 import { measureQuery } from '../core/sql/query-size.ts';
 import { checkReadOnly, checkReadOnlyTokens } from '../core/sql/read-only.ts';
 import { namedTables } from '../core/sql/references.ts';
@@ -27,10 +28,15 @@ import type { Statement } from '../core/sql/tree.ts';
 export type SqlTask = {
   readonly sql: string;
   readonly dialect: SqlDialect;
+  /** The warehouse's name (a translation refusal says which warehouse would run the query as written). */
+  readonly warehouse: string;
   readonly costSpec: CostModelSpec;
   /** Rewrite settings, or undefined: check (and translate) only, the original runs (`fallback: true`). */
   readonly rewrite: { readonly disabled: readonly string[]; readonly budgetMs: number } | undefined;
-  /** The dialect to translate what runs to (the adapter's `translates`), or undefined: no translation. */
+  /**
+   * The dialect an adapter that translates runs (its `translates`: DuckDB, local mode), or undefined: no
+   * translation. The translation is local mode's (`localSql`), with the catalog's column types.
+   */
   readonly translateTo: SqlDialect | undefined;
   readonly caps: { readonly maxTokens: number; readonly maxListItems: number };
 };
@@ -62,14 +68,22 @@ const fail = (code: ErrorCode, detail: string, context: Record<string, unknown> 
   error: { code, detail, context },
 });
 
-/** The text in `to`, from a statement (or from the text itself, for texts too deep to parse). */
+/** What an adapter that translates runs (local mode: `localSql`, the same translation `localMode` makes). */
 const translate = (
-  dialect: SqlDialect,
-  to: SqlDialect,
+  task: SqlTask,
+  catalog: Catalog,
   stmt: Statement | undefined,
   sql: string,
-): { ok: true; sql: string } | { ok: false; message: string } =>
-  stmt ? toDuckDb(stmt, dialect, { dropQualifiers: true }) : transpileSql(sql, dialect, to, true);
+): Result<string> =>
+  localSql({
+    stmt,
+    sql,
+    dialect: task.dialect,
+    warehouse: task.warehouse,
+    columnType: catalogColumnTypes(catalog),
+  });
+
+const refused = (e: GatewayError): SqlOutcome => fail(e.code, e.detail, { ...e.context });
 
 export const runSqlTask = (
   task: SqlTask,
@@ -109,10 +123,10 @@ export const runSqlTask = (
     const verdict = checkReadOnlyTokens(tokens);
     if (!verdict.ok) return fail('statement-not-allowed', verdict.reason);
     phase('checked');
-    catalogFor(undefined);
+    const catalog = catalogFor(undefined);
     phase('rewritten');
-    const out = task.translateTo ? translate(dialect, task.translateTo, undefined, sql) : undefined;
-    if (out && !out.ok) return fail('query-failed', `Local mode cannot run this query: ${out.message}`);
+    const out = task.translateTo ? translate(task, catalog, undefined, sql) : undefined;
+    if (out && !out.ok) return refused(out.error);
     return {
       ok: true,
       value: {
@@ -121,7 +135,7 @@ export const runSqlTask = (
         fallback: true,
         reason: 'the query is too deeply nested to analyse',
         parsed: false,
-        ...(out ? { translated: out.sql } : {}),
+        ...(out ? { translated: out.value } : {}),
       },
     };
   }
@@ -148,14 +162,14 @@ export const runSqlTask = (
   let rewrite = outcome;
   let translated: string | undefined;
   if (task.translateTo) {
-    let out = translate(dialect, task.translateTo, rewrite.statement, rewrite.sql);
+    let out = translate(task, catalog, rewrite.statement, rewrite.sql);
     if (!out.ok && rewrite.statement !== original) {
       // The rewritten form cannot run here: the original runs instead (a rewrite never fails a query).
-      rewrite = { statement: original, sql, rulesApplied: [], fallback: true, reason: out.message };
-      out = translate(dialect, task.translateTo, original, sql);
+      rewrite = { statement: original, sql, rulesApplied: [], fallback: true, reason: out.error.detail };
+      out = translate(task, catalog, original, sql);
     }
-    if (!out.ok) return fail('query-failed', `Local mode cannot run this query: ${out.message}`);
-    translated = out.sql;
+    if (!out.ok) return refused(out.error);
+    translated = out.value;
   }
   const originalCost = outcome.costs?.original ?? estimate(original);
   const resultCost =

@@ -14,6 +14,7 @@ const COST: CostModelSpec = { kind: 'bigquery-bytes', usdPerTib: 6.25 };
 const task = (sql: string, over: Partial<SqlTask> = {}): SqlTask => ({
   sql,
   dialect: 'postgres',
+  warehouse: 'aurora',
   costSpec: COST,
   rewrite: { disabled: [], budgetMs: 10_000 },
   translateTo: 'duckdb',

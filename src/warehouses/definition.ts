@@ -74,7 +74,7 @@ export const localWarehouse = async (
     name,
     mode: 'local',
     dialect,
-    adapter: localMode(await ctx.localEngine(), dialect),
+    adapter: localMode(await ctx.localEngine(), dialect, name),
     costModel,
     costSpec,
     cost: modelCost(costModel),

@@ -99,7 +99,12 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
     threads: '2',
   });
   const idle: DuckDBConnection[] = [];
-  for (let i = 0; i < opts.connections; i++) idle.push(await instance.connect());
+  for (let i = 0; i < opts.connections; i++) {
+    const conn = await instance.connect();
+    // The translations of src/core/sql/translate assume UTC, the default time zone of the warehouses' functions.
+    await conn.run("SET TimeZone = 'UTC'");
+    idle.push(conn);
+  }
   const waiters: Array<(c: DuckDBConnection) => void> = [];
   const acquire = (): Promise<DuckDBConnection> => {
     const c = idle.pop();

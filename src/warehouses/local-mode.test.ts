@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_CATALOG } from '../core/catalog.ts';
+import { GatewayError } from '../core/errors.ts';
 import { parseSql } from '../core/sql/parse.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import type { Statement } from '../core/sql/tree.ts';
@@ -67,7 +68,8 @@ describe('localMode', () => {
     const verdict = pg.check?.(sql, stmt);
     expect(verdict?.ok).toBe(false);
     await expect(pg.execute(sql, { timeoutMs: 1_000, statement: stmt })).rejects.toMatchObject({
-      code: 'query-failed',
+      code: 'unsupported-in-local-mode',
+      context: { function: 'to_char', line: 1, column: 8 },
     });
     expect(runs).toEqual([]);
   });
@@ -77,5 +79,22 @@ describe('localMode', () => {
     await expect(w.close()).resolves.toBeUndefined();
     expect(await w.ping()).toBe(true);
     expect(await w.introspect()).toBe(EMPTY_CATALOG);
+  });
+  it("introduces DuckDB's errors as being about the translated query", async () => {
+    const { engine } = recordingEngine();
+    const failing: WarehouseAdapter = {
+      ...engine,
+      execute: () =>
+        Promise.reject(new GatewayError('query-failed', 'Binder Error: x\n\nLINE 1: SELECT x FROM t')),
+    };
+    const sql = 'SELECT x FROM t';
+    await expect(
+      localMode(failing, 'snowflake').execute(sql, { timeoutMs: 1_000, statement: parse(sql, 'snowflake') }),
+    ).rejects.toMatchObject({
+      code: 'query-failed',
+      detail:
+        'DuckDB, the local-mode engine, rejected this query as translated from snowflake SQL: Binder Error: x',
+      context: { engine: 'duckdb', translated_query: 'SELECT x FROM t' },
+    });
   });
 });

@@ -9,7 +9,8 @@ export type RowReader = (sql: string, values?: unknown[]) => Promise<Array<Recor
 const INNODB_PAGE_BYTES = 16_384;
 
 // Aliases everywhere: MySQL 8 returns information_schema column names in upper case, MariaDB in lower.
-const COLUMNS_SQL = `SELECT table_name AS t, column_name AS c, data_type AS dt, column_type AS ct, is_nullable AS n
+const COLUMNS_SQL = `SELECT table_name AS t, column_name AS c, data_type AS dt, column_type AS ct, is_nullable AS n,
+  collation_name AS co
   FROM information_schema.columns WHERE table_schema = DATABASE() ORDER BY table_name, ordinal_position`;
 const KEYS_SQL = `SELECT tc.table_name AS t, tc.constraint_name AS k, tc.constraint_type AS kind, ku.column_name AS c
   FROM information_schema.table_constraints tc
@@ -38,6 +39,8 @@ export const readMysqlCatalog = async (read: RowReader): Promise<Catalog> => {
       type: logicalType(text(r.dt)),
       rawType: text(r.ct),
       nullable: text(r.n) === 'YES',
+      // String columns carry their collation (rewrite rules compare types by it).
+      ...(r.co === null || r.co === undefined ? {} : { collation: text(r.co) }),
     });
     byTable.set(text(r.t), list);
   }

@@ -10,7 +10,8 @@ import type { RelationSizes } from './explain-plan.ts';
  */
 const COLUMNS_SQL = `
 SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, a.atttypmod) AS data_type,
-       NOT a.attnotnull AS nullable, c.reltuples::float8 AS reltuples, s.avg_width::float8 AS avg_width
+       NOT a.attnotnull AS nullable, c.reltuples::float8 AS reltuples, s.avg_width::float8 AS avg_width,
+       (SELECT co.collname FROM pg_collation co WHERE co.oid = a.attcollation AND a.attcollation <> 100) AS collation
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
@@ -37,6 +38,8 @@ type ColumnRow = {
   nullable: boolean;
   reltuples: number;
   avg_width: number | null;
+  /** A non-default collation (100 is the database default). */
+  collation: string | null;
 };
 type KeyRow = { table_name: string; kind: 'p' | 'u'; columns: string[] };
 
@@ -51,6 +54,7 @@ export const readPgCatalog = async (client: ClientBase): Promise<Catalog> => {
       type: normaliseType(r.data_type),
       rawType: r.data_type,
       nullable: r.nullable,
+      ...(r.collation === null ? {} : { collation: r.collation }),
     });
     if (r.avg_width !== null && r.reltuples >= 0) t.bytes[r.column_name] = r.avg_width * r.reltuples;
     byTable.set(r.table_name, t);

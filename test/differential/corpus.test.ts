@@ -42,7 +42,10 @@ for (const name of ['tpch', 'tpcds'] as const) {
         now: () => performance.now(),
         ...(catalog ? { catalog } : {}),
       });
-      expect(out.fallback, out.reason).toBe(false);
+      // TPC-DS q14 has `HAVING … > (SELECT …) UNION ALL SELECT …`, which the SQL library reads as a comparison
+      // with a union: the engine must leave it alone (engine.ts, misreadSetOperation). Nothing else falls back.
+      if (out.fallback)
+        expect(out.reason, file).toMatch(/set operation stands where the parser expected a value/);
       if (out.rulesApplied.length === 0) return;
       for (const r of out.rulesApplied) fired.set(r, (fired.get(r) ?? 0) + 1);
       const a = toDuckDb(stmt, 'postgres');

@@ -2,7 +2,7 @@ import type { Catalog, ColumnType } from '../catalog.ts';
 import { findTable } from '../catalog.ts';
 import { isRecord } from '../sql/tree.ts';
 import { sourcesOf } from './selects.ts';
-import type { SelectBody } from './selects.ts';
+import type { SelectBody, Source } from './selects.ts';
 import { bodyOf, columnRef, identName, someNode } from './tree-ops.ts';
 
 /** Lower-cased names of every CTE defined anywhere in the tree: such a name never means a catalog table. */
@@ -34,20 +34,24 @@ export const columnTypeIn = (
   const col = columnRef(ref);
   const sources = sourcesOf(s);
   if (!col || !sources || !catalog) return undefined;
-  const typeIn = (table: string | undefined): ColumnType | undefined | null => {
-    if (table === undefined || ctes.has(table)) return null;
+  const typeIn = (src: Source): ColumnType | undefined | null => {
+    const table = src.table;
+    const node = bodyOf(src.node, 'table');
+    // A column list renames the table's columns: its names no longer say which column is meant.
+    if (table === undefined || ctes.has(table) || !node) return null;
+    if (Array.isArray(node.column_aliases) && node.column_aliases.length > 0) return null;
     const info = findTable(catalog, table);
     if (!info) return null;
     return info.columns.find((c) => c.name.toLowerCase() === col.name)?.type;
   };
   if (col.table !== undefined) {
-    const src = sources.find((x) => x.alias === col.table);
-    const t = src ? typeIn(src.table) : null;
+    const src = sources.filter((x) => x.alias === col.table);
+    const t = src.length === 1 && src[0] ? typeIn(src[0]) : null;
     return t ?? undefined;
   }
   let found: ColumnType | undefined;
   for (const src of sources) {
-    const t = typeIn(src.table);
+    const t = typeIn(src);
     if (t === null) return undefined; // a source we cannot see into might own the name
     if (t !== undefined) {
       if (found !== undefined) return undefined; // ambiguous

@@ -67,6 +67,7 @@ describe('rewriteStatement', () => {
       name: 'boom',
       needsCatalog: false,
       dialects: WAREHOUSE_DIALECTS,
+      obligations: [],
       apply: () => {
         throw new Error('x');
       },
@@ -79,6 +80,7 @@ describe('rewriteStatement', () => {
       name: 'rename',
       needsCatalog: false,
       dialects: WAREHOUSE_DIALECTS,
+      obligations: [],
       apply: (t) =>
         parse(JSON.stringify(t).includes('"b"') ? 'SELECT CAST(a AS DATE) FROM t' : 'SELECT a FROM t'),
     };
@@ -100,5 +102,15 @@ describe('rewriteStatement', () => {
   it('skips a rule that needs a catalog when there is none', () => {
     const needy: RewriteRule = { ...simplifyBooleans, name: 'needy', needsCatalog: true };
     expect(rewriteStatement(parse(SQL), SQL, { ...base, rules: [needy] }).rulesApplied).toEqual([]);
+  });
+  it('leaves a statement alone when the parser read a union as a comparison operand (found by fuzzing)', () => {
+    // The library parses this as `x.a < ((SELECT MIN(k) FROM w) UNION ALL SELECT b FROM u)`.
+    const sql =
+      'SELECT d.c FROM (SELECT a AS c FROM t WHERE a < (SELECT MIN(k) FROM w) UNION ALL SELECT b FROM u) AS d WHERE d.c > 0';
+    const out = rewriteStatement(parse(sql), sql, base);
+    expect(out).toMatchObject({ sql, fallback: true });
+    expect(out.reason).toMatch(/set operation/);
+    const fine = 'SELECT a FROM t WHERE a < (SELECT 1 UNION SELECT 2) AND 1 = 1';
+    expect(rewriteStatement(parse(fine), fine, base).fallback).toBe(false);
   });
 });

@@ -4,9 +4,9 @@ import type { SqlDialect } from '../sql/dialect.ts';
 import type { Statement } from '../sql/tree.ts';
 import { visitObjects } from '../sql/tree.ts';
 import { checkSyntax } from '../sql/parse.ts';
-import { printSql } from '../sql/print.ts';
+import { printLike } from '../sql/print-like.ts';
 import { sameOutputNames } from './output-names.ts';
-import { compactTree, treeFeatures } from './features.ts';
+import { compactTree, misreadSetOperation, treeFeatures } from './features.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
 import { RULES } from './rules/index.ts';
 import { sameNode } from './tree-ops.ts';
@@ -24,6 +24,8 @@ export type RewriteContext = {
   readonly cost?: (stmt: Statement) => CostEstimate;
   /** The rules to run (default: all registered rules); tests pass one rule to see it alone. */
   readonly rules?: readonly RewriteRule[];
+  /** Told each time a rule leaves a matched site alone because one of its obligations could not be shown. */
+  readonly onRefusal?: (rule: string, obligation: string) => void;
 };
 
 export type RewriteOutcome = {
@@ -99,8 +101,16 @@ export const rewriteStatement = (
       const trap = mysqlPrintTrap(stmt);
       if (trap !== undefined) return fallback(trap);
     }
+    if (misreadSetOperation(stmt))
+      return fallback(
+        'a set operation stands where the parser expected a value; the original runs unchanged',
+      );
     const rules = (ctx.rules ?? RULES).filter((r) => enabled(r, ctx));
-    const ruleCtx: RuleContext = { dialect: ctx.dialect, ...(ctx.catalog ? { catalog: ctx.catalog } : {}) };
+    const ruleCtx: RuleContext = {
+      dialect: ctx.dialect,
+      ...(ctx.catalog ? { catalog: ctx.catalog } : {}),
+      ...(ctx.onRefusal ? { refused: ctx.onRefusal } : {}),
+    };
     let current = rules.length > 0 ? compactTree(stmt) : stmt;
     let currentCost = ctx.cost?.(current);
     originalCost = currentCost;
@@ -133,7 +143,11 @@ export const rewriteStatement = (
     }
     if (applied.length === 0)
       return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false, ...unchanged() };
-    const printed = printSql(current, ctx.dialect);
+    // Printed to look like the user's text (its layout, comments and spelling wherever they still apply), as
+    // long as half the time budget is left: past it, the library's own text.
+    const printed = printLike(current, ctx.dialect, originalSql, {
+      stop: () => ctx.now() - start > ctx.budgetMs / 2,
+    });
     if (!printed.ok) return fallback(`rewritten query could not be printed: ${printed.message}`);
     // Once per query, and without building a tree: the strict syntax check of the printed text.
     if (!checkSyntax(printed.sql, ctx.dialect))

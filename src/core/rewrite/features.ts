@@ -63,3 +63,33 @@ export const treeFeatures = (tree: unknown): Set<string> => {
   }
   return found;
 };
+
+const SET_OPS = new Set(['union', 'intersect', 'except']);
+/** Node kinds under which a set operation stands as a query (not as a value in an expression). */
+const QUERY_HOLDERS = new Set(['subquery', 'paren', 'union', 'intersect', 'except', 'exists', 'in']);
+
+/**
+ * Whether the parser put a set operation where a value belongs: `x = (SELECT …) UNION ALL SELECT …` inside
+ * a WHERE is read by the library as `x = ((SELECT …) UNION ALL SELECT …)`, while the engine runs the text
+ * as the union of two SELECTs. A rewrite of such a tree would print a different query, so the engine leaves
+ * the statement alone.
+ */
+export const misreadSetOperation = (tree: unknown): boolean => {
+  const visit = (v: unknown, holder: string | undefined): boolean => {
+    if (Array.isArray(v)) return v.some((x) => visit(x, holder));
+    if (!isRecord(v)) return false;
+    const kind = kindOf(v);
+    if (kind !== undefined && SET_OPS.has(kind) && holder !== undefined && !QUERY_HOLDERS.has(holder))
+      return true;
+    // A one-key node is the holder of what is below it; other objects (a CTE entry, a join) hold queries.
+    const next = kind ?? undefined;
+    for (const k in v) {
+      const child = v[k];
+      if (k === 'span' || typeof child !== 'object' || child === null) continue;
+      if (visit(child, kind === undefined ? (k === 'this' || k === 'query' ? 'subquery' : holder) : next))
+        return true;
+    }
+    return false;
+  };
+  return visit(tree, undefined);
+};

@@ -1,5 +1,9 @@
 import { isRecord } from '../sql/tree.ts';
 import type { SqlNode } from '../sql/tree.ts';
+import { respectsGrouping } from './grouping-equality.ts';
+import type { Obligation } from './obligations.ts';
+import { discharge } from './obligations.ts';
+import type { RuleContext } from './rule.ts';
 import {
   clausePredicate,
   hasAggregate,
@@ -11,12 +15,15 @@ import {
   sourcesOf,
 } from './selects.ts';
 import type { SelectBody, Source } from './selects.ts';
+import { exprType, outputTypes, sameType } from './sql-types.ts';
+import type { TypeEnv } from './sql-types.ts';
 import { andAll, bodyOf, columnRef, conjuncts, mapTree, sameNode, someNode } from './tree-ops.ts';
 
 /**
  * Moving a WHERE conjunct of an outer SELECT into the query that produces one of its sources (a derived
- * table's body, a CTE's body, each branch of a UNION ALL). Shared by the pushdown rules; the rules decide
- * which sources qualify, this module decides which conjuncts may cross and rewrites them into the inner scope.
+ * table's body, a CTE's body, each branch of a UNION ALL). Shared by the pushdown rules: the rules decide
+ * which sources qualify; this module states the obligations every move must discharge (PUSH_OBLIGATIONS) and
+ * rewrites the conjunct into the inner scope.
  */
 
 /** A deterministic, aggregate-free filter that reads at least one column: the only kind that may move. */
@@ -42,15 +49,17 @@ const filterable = (inner: SelectBody): boolean => {
   return plainGroupKeys(inner) !== undefined || (!grouped && !hasAggregate(inner.expressions));
 };
 
+/** Whether a column reference may denote an output column of the source (qualified by it, or sole source). */
+export type RefFilter = (ref: { name: string; table: string | undefined }) => boolean;
+
+/** Output column named by `ref` → the inner expression (by name, or by position for union branches). */
+type OutputAt = (ref: { name: string; table: string | undefined }) => unknown;
+
 /**
  * `pred` with each column that `outputAt` resolves replaced by the inner expression it names, or undefined
  * when a column is not an output of `inner`, or names a volatile, aggregate or (when grouped) non-key value.
  */
-const substitute = (
-  pred: unknown,
-  inner: SelectBody,
-  outputAt: (ref: { name: string; table: string | undefined }) => unknown,
-): unknown => {
+const substitute = (pred: unknown, inner: SelectBody, outputAt: OutputAt): unknown => {
   const keys = plainGroupKeys(inner);
   let ok = true;
   const moved = mapTree(pred, (n, k) => {
@@ -64,40 +73,35 @@ const substitute = (
   return ok ? moved : undefined;
 };
 
-/** Whether a column reference may denote an output column of the source (qualified by it, or sole source). */
-export type RefFilter = (ref: { name: string; table: string | undefined }) => boolean;
+/**
+ * The equality `inner` groups rows by, when it groups (GROUP BY keys, or all items under plain DISTINCT):
+ * the moved filter must respect it (grouping-equality.ts).
+ */
+const groupingKeys = (inner: SelectBody): unknown[] | undefined => {
+  const keys = plainGroupKeys(inner);
+  if (keys) return keys;
+  return inner.distinct === true ? selectItems(inner).map((i) => i.expr) : undefined;
+};
+
+const respectsInnerGrouping = (moved: unknown, inner: SelectBody, env: TypeEnv): boolean => {
+  const keys = groupingKeys(inner);
+  if (!keys) return true;
+  const isKey = (e: unknown): boolean => {
+    const x = bodyOf(e, 'paren')?.this ?? e;
+    return keys.some((g) => sameNode(g, x) || sameNode(g, e));
+  };
+  const typeOf = (e: unknown): ReturnType<typeof exprType> =>
+    exprType(bodyOf(e, 'paren')?.this ?? e, inner, env);
+  return respectsGrouping(moved, { isKey, typeOf, dialect: env.dialect });
+};
 
 const byName =
-  (items: ReturnType<typeof selectItems>, mine: RefFilter) =>
-  (ref: { name: string; table: string | undefined }): unknown => {
+  (items: ReturnType<typeof selectItems>, mine: RefFilter): OutputAt =>
+  (ref) => {
     if (!mine(ref)) return undefined;
     const found = items.filter((i) => i.name === ref.name);
     return found.length === 1 ? found[0]?.expr : undefined;
   };
-
-/** A SELECT body with `pred` (outer scope) added to its WHERE, or undefined when it cannot cross. */
-export const filterSelect = (query: unknown, pred: unknown, mine: RefFilter): unknown => {
-  const inner = bodyOf(query, 'select');
-  if (!inner || !filterable(inner) || !movable(pred)) return undefined;
-  const moved = substitute(pred, inner, byName(selectItems(inner), mine));
-  return moved === undefined ? undefined : { select: withWhere(inner, [moved]) };
-};
-
-const SIMPLE_COMPARISONS = new Set(['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'like', 'ilike']);
-
-/**
- * Comparisons of columns with constants (and AND/OR/NOT/IN/BETWEEN/IS NULL of such). Set-operation branches
- * may have other column types than the union's (coerced) output; a comparison with a constant gives the same
- * answer before and after coercion, where arithmetic (`x / 2` on int vs numeric) may not.
- */
-const simpleFilter = (pred: unknown): boolean =>
-  !someNode(pred, (_n, k) => {
-    if (k === 'column' || k === 'literal' || k === 'null' || k === 'boolean' || k === 'paren') return false;
-    if (k === 'and' || k === 'or' || k === 'not' || k === 'in' || k === 'between' || k === 'is_null')
-      return false;
-    if (k === 'is_true' || k === 'is_false') return false;
-    return !SIMPLE_COMPARISONS.has(k);
-  });
 
 /** The branches of a tree of UNION ALLs, or undefined when a node is anything else or orders/limits. */
 const unionAllBranches = (query: unknown): unknown[] | undefined => {
@@ -119,67 +123,178 @@ const replaceBranches = (query: unknown, next: unknown[]): unknown => {
   return { union: { ...u, left, right } };
 };
 
-/**
- * A UNION ALL with `pred` added to every branch, each column mapped by position to the branch's item (the
- * union names its columns after the first branch), or undefined when any branch refuses.
- */
-export const filterUnionAll = (query: unknown, pred: unknown, mine: RefFilter): unknown => {
-  const branches = bodyOf(query, 'union') ? unionAllBranches(query) : undefined;
-  if (!branches || !movable(pred) || !simpleFilter(pred)) return undefined;
-  const selects = branches.map((b) => bodyOf(b, 'select') as SelectBody);
-  const first = selectItems(selects[0] ?? {});
-  const width = first.length;
-  if (first.some((i) => i.name === undefined) || selects.some((s) => selectItems(s).length !== width))
-    return undefined;
-  const next: unknown[] = [];
-  for (const s of selects) {
-    if (!filterable(s)) return undefined;
-    const items = selectItems(s);
-    const moved = substitute(pred, s, (ref) => {
-      if (!mine(ref)) return undefined;
-      const pos = first.findIndex((i) => i.name === ref.name);
-      return pos >= 0 && first.filter((i) => i.name === ref.name).length === 1 ? items[pos]?.expr : undefined;
-    });
-    if (moved === undefined) return undefined;
-    next.push({ select: withWhere(s, [moved]) });
-  }
-  return replaceBranches(query, next);
+/** One move: conjunct `pred` of the outer WHERE into `query`, the body producing source `mine` names. */
+export type PushSite = {
+  readonly pred: unknown;
+  readonly query: unknown;
+  readonly mine: RefFilter;
+  /** The join kind the source is read through (`From` for FROM items). */
+  readonly joinKind: string;
+  /** Every join kind of the outer SELECT. */
+  readonly joinKinds: readonly string[];
+  readonly env: TypeEnv;
 };
 
-/** Join kinds whose FROM-side and inner-joined items see only rows the WHERE would keep anyway. */
-const SAFE_JOINS = ['Inner', 'Left', 'Cross'];
+/** The inner SELECTs a move writes into, each with the conjunct in its scope (or undefined there). */
+const targets = (site: PushSite): Array<{ inner: SelectBody; moved: unknown }> | undefined => {
+  if (bodyOf(site.query, 'select')) {
+    const inner = bodyOf(site.query, 'select') as SelectBody;
+    return [{ inner, moved: substitute(site.pred, inner, byName(selectItems(inner), site.mine)) }];
+  }
+  const branches = unionAllBranches(site.query);
+  if (!branches) return undefined;
+  const selects = branches.map((b) => bodyOf(b, 'select') as SelectBody);
+  const first = selectItems(selects[0] ?? {});
+  if (first.some((i) => i.name === undefined)) return undefined;
+  return selects.map((inner) => {
+    const items = selectItems(inner);
+    const moved =
+      items.length !== first.length
+        ? undefined
+        : substitute(site.pred, inner, (ref) => {
+            if (!site.mine(ref)) return undefined;
+            const pos = first.findIndex((i) => i.name === ref.name);
+            const unique = first.filter((i) => i.name === ref.name).length === 1;
+            return pos >= 0 && unique ? items[pos]?.expr : undefined;
+          });
+    return { inner, moved };
+  });
+};
+
+const SIMPLE = new Set([
+  'column',
+  'literal',
+  'null',
+  'boolean',
+  'paren',
+  'and',
+  'or',
+  'not',
+  'in',
+  'between',
+]);
+const SIMPLE_TESTS = new Set(['is_null', 'is_true', 'is_false', 'eq', 'neq', 'lt', 'lte', 'gt', 'gte']);
 
 /**
- * Splits the WHERE of `s` among its sources: for each source that `target` accepts (returns its query),
- * the conjuncts `filter` can move into that query move there; `put` writes the new query back.
- * Sources on the null-supplying side of a LEFT JOIN never receive a filter (it would turn a NULL-extended
- * row into a dropped one: the WHERE sees NULLs, the inner query would not).
+ * Comparisons of columns with constants (and AND/OR/NOT/IN/BETWEEN/IS NULL of such): the only filters that
+ * may land on a branch's untyped NULL, where a function (`EXTRACT(YEAR FROM NULL)`) cannot be resolved.
+ */
+const comparesOnly = (pred: unknown): boolean =>
+  !someNode(
+    pred,
+    (_n, k) => !SIMPLE.has(k) && !SIMPLE_TESTS.has(k) && k !== 'null_safe_eq' && k !== 'null_safe_neq',
+  );
+
+/** Positions of the union's output columns that `pred` reads. */
+const positionsRead = (site: PushSite, first: ReturnType<typeof selectItems>): number[] | undefined => {
+  const out: number[] = [];
+  let ok = true;
+  someNode(site.pred, (n, k) => {
+    const ref = k === 'column' ? columnRef(n) : undefined;
+    if (!ref) return false;
+    const pos = first.findIndex((i) => i.name === ref.name);
+    if (!site.mine(ref) || pos < 0) ok = false;
+    else out.push(pos);
+    return false;
+  });
+  return ok ? out : undefined;
+};
+
+/** The obligations every move of a WHERE conjunct into a body that may be a UNION ALL discharges. */
+export const PUSH_OBLIGATIONS: readonly Obligation<PushSite>[] = [
+  {
+    id: 'preserved-side',
+    needs: ['nulls'],
+    text: 'the source is a FROM item or inner-joined, never on the null-supplying side of an outer join, and the SELECT has no RIGHT or FULL join (a filter moved there would drop rows the outer join pads with NULLs instead)',
+    holds: (site) =>
+      site.joinKind !== 'Left' && site.joinKinds.every((k) => ['Inner', 'Left', 'Cross'].includes(k)),
+  },
+  {
+    id: 'filter-commutes',
+    needs: ['determinism', 'order'],
+    text: 'the conjunct is deterministic, has no subquery or aggregate, reads only output columns of the source (group keys when it groups), and the body has no LIMIT/OFFSET/FETCH, window, QUALIFY, DISTINCT ON or aggregate without GROUP BY (filtering commutes with projection, grouping on its keys, and UNION ALL)',
+    holds: (site) => {
+      const ts = targets(site);
+      return (
+        movable(site.pred) &&
+        ts !== undefined &&
+        ts.every((x) => filterable(x.inner) && x.moved !== undefined)
+      );
+    },
+  },
+  {
+    id: 'branch-types-equal',
+    needs: ['types', 'collation'],
+    text: "in a UNION ALL body, each column the conjunct reads has one and the same known type (parameters and collation included) in every branch, so no branch's values are coerced before the filter sees them (a NULL literal branch takes any type, for a conjunct that only compares: a function of an untyped NULL may not resolve)",
+    holds: (site, ctx) => {
+      const branches = bodyOf(site.query, 'union') ? unionAllBranches(site.query) : undefined;
+      if (!branches) return true;
+      const first = selectItems(bodyOf(branches[0], 'select') ?? {});
+      const read = positionsRead(site, first);
+      const types = branches.map((b) => outputTypes(b, site.env));
+      if (!read || types.some((t) => t === undefined)) return false;
+      return read.every((pos) => {
+        const col = types.map((t) => t?.[pos]);
+        const real = col.filter((t) => t?.family !== 'null');
+        const base = real[0];
+        return (
+          col.every((t) => t !== undefined) &&
+          base !== undefined &&
+          real.every((t) => t !== undefined && sameType(t, base, ctx.dialect)) &&
+          (real.length === col.length || comparesOnly(site.pred))
+        );
+      });
+    },
+  },
+  {
+    id: 'grouping-equality',
+    needs: ['types', 'collation'],
+    text: 'through GROUP BY or DISTINCT, the conjunct respects the equality rows are grouped by (grouping-equality.ts: comparisons of a key with constants of its type, or any expression of keys whose equal values are identical)',
+    holds: (site) => targets(site)?.every((x) => respectsInnerGrouping(x.moved, x.inner, site.env)) ?? false,
+  },
+];
+/** The same for a body that is one SELECT (a derived table): no branches whose types could differ. */
+export const SELECT_PUSH_OBLIGATIONS: readonly Obligation<PushSite>[] = PUSH_OBLIGATIONS.filter(
+  (o) => o.id !== 'branch-types-equal',
+);
+
+/** The body with the site's conjunct moved in (its obligations already discharged). */
+const applyPush = (site: PushSite): unknown => {
+  const ts = targets(site) ?? [];
+  const next = ts.map((x) => ({ select: withWhere(x.inner, [x.moved]) }));
+  return bodyOf(site.query, 'select') ? next[0] : replaceBranches(site.query, next);
+};
+
+/**
+ * Splits the WHERE of `s` among its sources: for each source that `target` accepts (returns its body), the
+ * conjuncts whose move discharges `proof.obligations` (default PUSH_OBLIGATIONS) move there; `put` writes
+ * the new body back.
  */
 export const pushWhere = (
   s: SelectBody,
   target: (src: Source) => unknown,
-  filter: (query: unknown, pred: unknown, mine: RefFilter) => unknown,
   put: (s: SelectBody, src: Source, query: unknown) => SelectBody,
+  proof: { rule: string; ctx: RuleContext; env: TypeEnv; obligations?: readonly Obligation<PushSite>[] },
 ): SelectBody => {
   const where = clausePredicate(s.where_clause);
   const sources = where === undefined ? undefined : sourcesOf(s);
   if (where === undefined || !sources) return s;
   const joins = Array.isArray(s.joins) ? s.joins : [];
-  if (joins.some((j) => !isRecord(j) || !SAFE_JOINS.includes(String(j.kind)))) return s;
+  const joinKinds = joins.map((j) => (isRecord(j) ? String(j.kind) : '?'));
   let rest = conjuncts(where);
   let next = s;
   for (const src of sources) {
-    const join: unknown = src.joinIndex < 0 ? undefined : joins[src.joinIndex];
-    if (isRecord(join) && join.kind === 'Left') continue;
     let query = target(src);
     if (query === undefined) continue;
     const mine: RefFilter = (ref) =>
       ref.table === src.alias || (sources.length === 1 && ref.table === undefined);
+    const joinKind = src.joinIndex < 0 ? 'From' : (joinKinds[src.joinIndex] ?? '?');
     const before = query;
-    rest = rest.filter((p) => {
-      const moved = filter(query, p, mine);
-      if (moved !== undefined) query = moved;
-      return moved === undefined;
+    rest = rest.filter((pred) => {
+      const site: PushSite = { pred, query, mine, joinKind, joinKinds, env: proof.env };
+      if (!discharge(proof.rule, proof.obligations ?? PUSH_OBLIGATIONS, site, proof.ctx)) return true;
+      query = applyPush(site);
+      return false;
     });
     if (query !== before) next = put(next, src, query);
   }

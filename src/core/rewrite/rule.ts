@@ -1,11 +1,14 @@
 import type { Catalog } from '../catalog.ts';
 import type { SqlDialect } from '../sql/dialect.ts';
 import type { Statement } from '../sql/tree.ts';
+import type { DeclaredObligation } from './obligations.ts';
 
 /** What a rule may know: the dialect of the tree and, when known, the warehouse's tables. */
 export type RuleContext = {
   readonly dialect: SqlDialect;
   readonly catalog?: Catalog;
+  /** Told when an obligation of a rule could not be shown at a matched site (tests and tracing). */
+  readonly refused?: (rule: string, obligation: string) => void;
 };
 
 /**
@@ -13,13 +16,18 @@ export type RuleContext = {
  * same order where ordered, same column names). It returns the very same reference when it does not apply,
  * so the engine can tell "no change" without comparing trees.
  *
+ * Before it rewrites a matched site, a rule discharges its `obligations` (obligations.ts: each a named
+ * condition on the site — types, NULLs, uniqueness, order, collation — checked by `discharge`); a site where
+ * one cannot be shown is left alone. src/core/rewrite/README.md explains every rule's obligations.
+ *
  * A rule states why it preserves results in its doc comment, with an example, and has golden
  * input → output SQL per dialect beside it (`rules/<rule>.test.ts`).
  *
  * @example
  * export const dedupeInList: RewriteRule = {
- *   name: 'dedupe-in-list', needsCatalog: false, dialects: ALL_DIALECTS,
- *   apply: (tree) => tree, // `x IN (1, 1)` → `x IN (1)`
+ *   name: 'dedupe-in-list', needsCatalog: false, dialects: WAREHOUSE_DIALECTS,
+ *   obligations: [deterministicItems],
+ *   apply: (tree, ctx) => tree, // `x IN (1, 1)` → `x IN (1)`
  * };
  */
 export type RewriteRule = {
@@ -34,6 +42,8 @@ export type RewriteRule = {
    * rule to find anything; the engine skips the rule otherwise. Omitted: always tried.
    */
   readonly triggers?: readonly string[];
+  /** What the rule must show at a site before rewriting it, checked by `discharge` (obligations.ts). */
+  readonly obligations: readonly DeclaredObligation[];
   readonly apply: (tree: Statement, ctx: RuleContext) => Statement;
 };
 

@@ -29,7 +29,7 @@ const DEPTH_CODES = ['E_GUARD_PARSER_DEPTH_EXCEEDED', 'E_GUARD_NESTING_DEPTH_EXC
  *
  * @example parseSql('SELECT a FROM t', 'postgres') // { ok: true, statements: [{ select: {...} }] }
  */
-export const parseSql = (sql: string, dialect: SqlDialect): ParseOutcome => {
+export const parseSql = (sql: string, dialect: SqlDialect, opts: { strict?: boolean } = {}): ParseOutcome => {
   const result = parse(sql, toLibraryDialect(dialect));
   if (!result.success) {
     const message = result.error ?? 'syntax error';
@@ -46,7 +46,11 @@ export const parseSql = (sql: string, dialect: SqlDialect): ParseOutcome => {
       },
     };
   }
-  const strict = validate(sql, VALIDATE_DIALECT[dialect], { strictSyntax: true });
+  // `strict: false` skips the strict check, for texts we produced ourselves and check on their own.
+  const strict =
+    opts.strict === false
+      ? { valid: true, errors: [] }
+      : validate(sql, VALIDATE_DIALECT[dialect], { strictSyntax: true });
   const firstError = strict.errors.find((e) => e.severity === 'error');
   if (!strict.valid && firstError) {
     return {
@@ -61,6 +65,10 @@ export const parseSql = (sql: string, dialect: SqlDialect): ParseOutcome => {
   }
   const statements = (result.ast ?? []) as Statement[];
   if (dialect === 'bigquery') statements.forEach(splitBigQueryPaths);
+  if (dialect === 'bigquery') statements.forEach(keepLastDayWeekday);
+  statements.forEach(liftQuantifiedLikeAliases);
+  if (dialect === 'mysql' && /char(acter)?_length/i.test(sql))
+    statements.forEach((s) => keepCharLength(s, sql));
   return { ok: true, statements };
 };
 
@@ -107,7 +115,129 @@ const splitBigQueryPaths = (stmt: Statement): void => {
   });
 };
 
-export type SqlToken = { type: string; text: string; line: number; column: number };
+/**
+ * A token with where it ends (`line`, `column`: the library reports a token's position at its end, 1-based)
+ * and its character range (`start`, `end`, counted in Unicode code points, not UTF-16 units).
+ */
+/**
+ * `x LIKE ANY ('a%', 'b%') AS v` comes out of the library with the alias on the pattern list (inside the LIKE):
+ * printed back it would read `LIKE ANY ('a%', 'b%' AS v)`. The alias is moved to the select item.
+ */
+const liftQuantifiedLikeAliases = (stmt: Statement): void => {
+  visitObjects(stmt, (o) => {
+    const items = o.expressions;
+    if (!Array.isArray(items)) return;
+    items.forEach((item: unknown, i) => {
+      const kind = isRecord(item) ? (['like', 'i_like'] as const).find((k) => isRecord(item[k])) : undefined;
+      const like = kind && isRecord(item) ? (item[kind] as Record<string, unknown>) : undefined;
+      const right = like?.right;
+      if (!kind || !like || !isRecord(right) || !isRecord(right.alias) || like.quantifier === undefined)
+        return;
+      const { this: patterns, ...aliasRest } = right.alias;
+      items[i] = { alias: { ...aliasRest, this: { [kind]: { ...like, right: patterns } } } };
+    });
+  });
+};
+
+const call = (name: string, args: unknown[]): Record<string, unknown> => ({
+  function: {
+    name,
+    args,
+    distinct: false,
+    trailing_comments: [],
+    use_bracket_syntax: false,
+    no_parens: false,
+    quoted: false,
+  },
+});
+
+/**
+ * BigQuery `LAST_DAY(d, WEEK(MONDAY))` prints back as `LAST_DAY(d, WEEK)`, which ends weeks on Saturday: the
+ * call is kept as a plain call, which prints as written.
+ */
+const keepLastDayWeekday = (stmt: Statement): void => {
+  visitObjects(stmt, (o) => {
+    for (const [k, v] of Object.entries(o)) {
+      const items = Array.isArray(v) ? v : [v];
+      items.forEach((item: unknown, i) => {
+        const ld = isRecord(item) && isRecord(item.last_day) ? item.last_day : undefined;
+        const day =
+          ld && isRecord(ld.unit) && typeof ld.unit.WeekWithModifier === 'string'
+            ? ld.unit.WeekWithModifier
+            : undefined;
+        if (ld === undefined || day === undefined) return;
+        const replacement = call('LAST_DAY', [ld.this, call('WEEK', [{ var: { this: day } }])]);
+        if (Array.isArray(v)) v[i] = replacement;
+        else o[k] = replacement;
+      });
+    }
+  });
+};
+
+const LENGTH_CALLS = new Set(['LENGTH', 'CHAR_LENGTH', 'CHARACTER_LENGTH']);
+
+/** The smallest source offset under a node (identifiers carry spans). */
+const firstSpan = (node: unknown): number | undefined => {
+  let min: number | undefined;
+  visitObjects(node, (o) => {
+    const span = o.span;
+    if (isRecord(span) && typeof span.start === 'number')
+      min = min === undefined ? span.start : Math.min(min, span.start);
+  });
+  return min;
+};
+
+/**
+ * MySQL: the library reads CHAR_LENGTH (characters) and LENGTH (bytes) into the same node and prints LENGTH,
+ * which would count 'абв' as 6 instead of 3. Each such node gets back the name the user wrote (found among
+ * the tokens: the last length call before the node's first name, else the calls in order).
+ */
+const keepCharLength = (stmt: Statement, sql: string): void => {
+  const tokens = tokenize(sql, toLibraryDialect('mysql')).tokens ?? [];
+  const calls = tokens
+    .filter(
+      (t, i) => LENGTH_CALLS.has(t.text.toUpperCase()) && tokenTypeOf(tokens[i + 1] ?? {}) === 'L_PAREN',
+    )
+    .map((t) => ({ name: t.text, start: t.span.start }));
+  let next = 0;
+  const rename = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(rename);
+    if (!isRecord(v)) return v;
+    const length = v.length;
+    if (isRecord(length) && Object.keys(v).length === 1) {
+      const at = firstSpan(length);
+      const before = at === undefined ? [] : calls.filter((c) => c.start <= at);
+      const call = before[before.length - 1] ?? calls[next];
+      next++;
+      const inner = rename(length.this);
+      if (call !== undefined && call.name.toUpperCase() !== 'LENGTH')
+        return {
+          function: {
+            name: call.name,
+            args: [inner],
+            distinct: false,
+            trailing_comments: [],
+            use_bracket_syntax: false,
+            no_parens: false,
+            quoted: false,
+          },
+        };
+      return { length: { ...length, this: inner } };
+    }
+    for (const k of Object.keys(v)) v[k] = rename(v[k]);
+    return v;
+  };
+  rename(stmt);
+};
+
+export type SqlToken = {
+  type: string;
+  text: string;
+  line: number;
+  column: number;
+  start: number;
+  end: number;
+};
 
 /** The token stream, for checks that must work even when the parser refuses the text. */
 export const tokenizeSql = (sql: string, dialect: SqlDialect): SqlToken[] | undefined => {
@@ -119,6 +249,8 @@ export const tokenizeSql = (sql: string, dialect: SqlDialect): SqlToken[] | unde
     text: t.text,
     line: t.span.line,
     column: t.span.column,
+    start: t.span.start,
+    end: t.span.end,
   }));
 };
 

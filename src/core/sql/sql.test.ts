@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseSql, tokenizeSql } from './parse.ts';
 import { printSql, toDuckDb } from './print.ts';
 import { checkReadOnly, checkReadOnlyTokens } from './read-only.ts';
+import { localQuery } from './local-query.ts';
 import { namedTables } from './references.ts';
-import { translateToCharFormat } from './to-char.ts';
 
 const parsed = (sql: string, d: Parameters<typeof parseSql>[1] = 'postgres') => {
   const r = parseSql(sql, d);
@@ -88,13 +88,16 @@ describe('toDuckDb', () => {
     if (!r.ok) throw new Error(r.message);
     return r.sql;
   };
-  it('translates to_char formats', () => {
+  it('translates to_char formats to strftime', () => {
     expect(duck("SELECT to_char(d, 'YYYY-MM-DD HH24:MI') FROM t", 'postgres')).toBe(
-      "SELECT STRFTIME(d, '%Y-%m-%d %H:%M') FROM t",
+      "SELECT strftime(d, '%Y-%m-%d %H:%M') FROM t",
     );
   });
-  it('refuses to_char formats it cannot translate', () => {
-    expect(toDuckDb(parsed("SELECT to_char(d, 'Q') FROM t")[0]!, 'postgres').ok).toBe(false);
+  it('refuses to_char formats it cannot translate, naming the function and where it stands', () => {
+    const sql = "SELECT a,\n  to_char(d, '9999.99') FROM t";
+    const r = toDuckDb(parsed(sql)[0]!, 'postgres', { source: sql });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.refusal).toMatchObject({ name: 'to_char', line: 2, column: 3 });
   });
   it('turns MySQL WITH ROLLUP into ROLLUP()', () => {
     expect(duck('SELECT a, COUNT(*) FROM t GROUP BY a, b WITH ROLLUP', 'mysql')).toMatch(
@@ -107,14 +110,27 @@ describe('toDuckDb', () => {
   it('translates Snowflake functions', () => {
     expect(duck('SELECT IFF(a > 1, 1, 2) FROM t', 'snowflake')).toMatch(/CASE WHEN|IF\(/);
   });
+  it('refuses a function no rule admits, by name', () => {
+    const sql = 'SELECT no_such_fn(1)';
+    const r = toDuckDb(parsed(sql, 'bigquery')[0]!, 'bigquery', { source: sql });
+    expect(r.ok ? undefined : r.refusal).toMatchObject({ name: 'no_such_fn', line: 1, column: 8 });
+  });
 });
 
-describe('translateToCharFormat', () => {
-  it('keeps quoted text and escapes percent signs', () => {
-    expect(translateToCharFormat('YYYY"% of"MM')).toEqual({ ok: true, format: '%Y%% of%m' });
+describe('localQuery for texts too deep to parse', () => {
+  const deep = (inner: string) => `SELECT ${'('.repeat(40)}${inner}${')'.repeat(40)} AS x`;
+  it('runs a text whose functions the library translates faithfully', () => {
+    const r = localQuery({ stmt: undefined, sql: deep('ABS(-1)'), dialect: 'bigquery' });
+    expect(r.ok).toBe(true);
   });
-  it('refuses blank-padded Month', () => {
-    expect(translateToCharFormat('Month').ok).toBe(false);
+  it('refuses a function local mode corrects, with its line and column', () => {
+    const sql = `SELECT 1,\n  ${deep("DATE_SUB(DATE '2024-01-01', INTERVAL 1 DAY)").slice('SELECT '.length)}`;
+    const r = localQuery({ stmt: undefined, sql, dialect: 'bigquery' });
+    expect(r.ok ? undefined : r.refusal).toMatchObject({ name: 'DATE_SUB', line: 2 });
+  });
+  it('refuses a division, whose division by zero it could not make an error', () => {
+    const r = localQuery({ stmt: undefined, sql: deep('1 / 2'), dialect: 'postgres' });
+    expect(r.ok ? undefined : r.refusal).toMatchObject({ name: '/', line: 1 });
   });
 });
 

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
+import { isLocalDialect, localFamilies } from '../../core/sql/translate/index.ts';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
 import type { Services } from '../services.ts';
 
@@ -13,6 +14,21 @@ const WarehouseInfo = Type.Object({
   default: Type.Boolean(),
   cost_method: Type.String(),
   pricing: Type.Record(Type.String(), Type.Union([Type.Number(), Type.String()])),
+  local_functions: Type.Optional(
+    Type.Array(
+      Type.Object({
+        family: Type.String(),
+        functions: Type.Array(Type.String(), { description: 'the functions of the family local mode runs' }),
+        corrected: Type.Array(Type.String(), {
+          description: 'those local mode translates itself (the SQL library alone would get them wrong)',
+        }),
+      }),
+      {
+        description:
+          "Function families local mode supports in this warehouse's dialect; any other function is refused (422 unsupported-in-local-mode)",
+      },
+    ),
+  ),
 });
 
 export const registerWarehousesRoute = (api: FastifyInstance, services: Services, config: Config): void => {
@@ -38,6 +54,15 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
         default: w.name === config.defaultWarehouse,
         cost_method: w.cost.name,
         pricing: { ...w.pricing },
+        ...(w.mode === 'local' && isLocalDialect(w.dialect)
+          ? {
+              local_functions: localFamilies(w.dialect).map((f) => ({
+                family: f.family,
+                functions: [...f.functions],
+                corrected: [...f.corrected],
+              })),
+            }
+          : {}),
       })),
     }),
   );

@@ -53,7 +53,8 @@ const TEMPLATES: Record<string, Spelling[]> = {
   'subquery-order-by': [
     same('SELECT COUNT(*) AS n FROM (SELECT o_orderkey FROM orders ORDER BY o_orderdate) AS d'),
     same(
-      'SELECT d.n_name FROM (SELECT n_name, n_regionkey FROM nation ORDER BY n_name) AS d WHERE d.n_regionkey = 2',
+      // The outer ORDER BY re-orders: the client never sees the subquery's order (without it, it would).
+      'SELECT d.n_name FROM (SELECT n_name, n_regionkey FROM nation ORDER BY n_name) AS d WHERE d.n_regionkey = 2 ORDER BY d.n_name DESC',
     ),
     same(
       'WITH c AS (SELECT c_custkey, c_acctbal FROM customer ORDER BY c_acctbal DESC) SELECT COUNT(*) AS n FROM c',

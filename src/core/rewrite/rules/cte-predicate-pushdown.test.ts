@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Golden } from '../testing.ts';
-import { rewriteSql } from '../testing.ts';
+import { GOLDEN_CATALOG, rewriteSql } from '../testing.ts';
 import { ctePredicatePushdown } from './cte-predicate-pushdown.ts';
 
 const same = (d: Golden[0], sql: string): Golden => [d, sql, sql];
@@ -55,8 +55,48 @@ const GOLDEN: Golden[] = [
   ),
 ];
 
+/** Type and grouping obligations (issue 14, classes 3 and 6) through a CTE body. */
+const OBLIGED: Array<[Golden[0], string, string, string]> = [
+  [
+    'postgres',
+    "WITH q AS (SELECT d AS x FROM t UNION ALL SELECT d FROM u) SELECT x FROM q WHERE x < '2024-01-01 12:00'",
+    "WITH q AS (SELECT d AS x FROM t UNION ALL SELECT d FROM u) SELECT x FROM q WHERE x < '2024-01-01 12:00'",
+    'branch-types-equal',
+  ],
+  [
+    'postgres',
+    "WITH q AS (SELECT c AS x FROM t UNION ALL SELECT c FROM u) SELECT x FROM q WHERE x = 'a '",
+    "WITH q AS (SELECT c AS x FROM t UNION ALL SELECT c FROM u) SELECT x FROM q WHERE x = 'a '",
+    'branch-types-equal',
+  ],
+  [
+    'mysql',
+    "WITH q AS (SELECT DISTINCT s FROM t) SELECT s FROM q WHERE BINARY s = 'f'",
+    "WITH q AS (SELECT DISTINCT s FROM t) SELECT s FROM q WHERE BINARY s = 'f'",
+    'grouping-equality',
+  ],
+  [
+    'mysql',
+    'WITH q AS (SELECT s, COUNT(*) AS n FROM t GROUP BY s) SELECT n FROM q WHERE LENGTH(s) = 1',
+    'WITH q AS (SELECT s, COUNT(*) AS n FROM t GROUP BY s) SELECT n FROM q WHERE LENGTH(s) = 1',
+    'grouping-equality',
+  ],
+  [
+    'mysql',
+    "WITH q AS (SELECT s, COUNT(*) AS n FROM t GROUP BY s) SELECT n FROM q WHERE s = 'f'",
+    "WITH q AS (SELECT s, COUNT(*) AS n FROM t WHERE s = 'f' GROUP BY s) SELECT n FROM q",
+    '',
+  ],
+];
+
 describe('cte-predicate-pushdown', () => {
   it.each(GOLDEN)('%s: %s', (dialect, input, expected) => {
-    expect(rewriteSql(input, dialect, { rules: [ctePredicatePushdown] }).sql).toBe(expected);
+    const out = rewriteSql(input, dialect, { rules: [ctePredicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(expected);
+  });
+  it.each(OBLIGED)('%s: %s', (dialect, input, expected, refused) => {
+    const out = rewriteSql(input, dialect, { rules: [ctePredicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(expected);
+    if (refused) expect(out.refusals).toContain(`cte-predicate-pushdown/${refused}`);
   });
 });

@@ -2,15 +2,14 @@ import { isRecord } from '../../sql/tree.ts';
 import type { SqlNode } from '../../sql/tree.ts';
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
-import { filterSelect, filterUnionAll, pushWhere } from '../push-filter.ts';
-import type { RefFilter } from '../push-filter.ts';
+import { PUSH_OBLIGATIONS, pushWhere } from '../push-filter.ts';
+import type { RuleContext } from '../rule.ts';
 import { mapSelects } from '../selects.ts';
 import type { Source } from '../selects.ts';
 import { cteOccurrences, hasWith, mapWithNodes } from '../scopes.ts';
+import { typeEnv } from '../sql-types.ts';
+import type { TypeEnv } from '../sql-types.ts';
 import { bodyOf, identName } from '../tree-ops.ts';
-
-const filterBody = (query: unknown, pred: unknown, mine: RefFilter): unknown =>
-  bodyOf(query, 'select') ? filterSelect(query, pred, mine) : filterUnionAll(query, pred, mine);
 
 /** A CTE that may take filters: not MATERIALIZED, no column list, defined once and read once in its scope. */
 const eligible = (
@@ -25,7 +24,7 @@ const eligible = (
 };
 
 /** `node` (which holds the WITH) with filters of each once-read CTE's reader moved into its body: one walk. */
-const pushIntoCtes = (node: SqlNode, kind: string): SqlNode => {
+const pushIntoCtes = (node: SqlNode, kind: string, ctx: RuleContext, env: TypeEnv): SqlNode => {
   const w = bodyOf(node, kind)?.with;
   if (!isRecord(w) || w.recursive === true || !Array.isArray(w.ctes)) return node;
   const counts = cteOccurrences(node);
@@ -38,8 +37,9 @@ const pushIntoCtes = (node: SqlNode, kind: string): SqlNode => {
   const bodies = new Map(original);
   const target = (src: Source): unknown =>
     src.table !== undefined && bodyOf(src.node, 'table')?.schema == null ? bodies.get(src.table) : undefined;
+  const proof = { rule: 'cte-predicate-pushdown', ctx, env };
   const next = mapSelects(node, (s) =>
-    pushWhere(s, target, filterBody, (s2, src, query) => (bodies.set(src.table ?? '', query), { ...s2 })),
+    pushWhere(s, target, (s2, src, query) => (bodies.set(src.table ?? '', query), { ...s2 }), proof),
   );
   const outer = bodyOf(next, kind) as Record<string, unknown>;
   let conflict = false;
@@ -74,5 +74,10 @@ export const ctePredicatePushdown: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['@with'],
-  apply: (tree) => (hasWith(tree) ? mapWithNodes(tree, pushIntoCtes) : tree),
+  obligations: PUSH_OBLIGATIONS,
+  apply: (tree, ctx) => {
+    if (!hasWith(tree)) return tree;
+    const env = typeEnv(tree, ctx.catalog, ctx.dialect);
+    return mapWithNodes(tree, (node, kind) => pushIntoCtes(node, kind, ctx, env));
+  },
 };

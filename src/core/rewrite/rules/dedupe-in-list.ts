@@ -1,3 +1,5 @@
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { isVolatileOrOpaque, mapPredicates } from '../selects.ts';
@@ -13,6 +15,18 @@ const keyOf = (item: unknown): string => {
   return JSON.stringify(item, (k, v: unknown) => (IGNORED(k) ? undefined : v));
 };
 
+/** A repeated item of an IN list that deduplication would drop. */
+type Site = { readonly item: unknown };
+
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'deterministic-item',
+    needs: ['determinism'],
+    text: 'the repeated item is deterministic: no volatile function, subquery, window, parameter or variable (two random() calls are different values)',
+    holds: ({ item }) => !isVolatileOrOpaque(item),
+  },
+];
+
 /**
  * `dedupe-in-list`: removes repeated items from an `IN (…)` list in WHERE, HAVING, QUALIFY and ON.
  *
@@ -27,7 +41,8 @@ export const dedupeInList: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['in'],
-  apply: (tree) =>
+  obligations: OBLIGATIONS,
+  apply: (tree, ctx) =>
     mapPredicates(tree, (pred) =>
       mapTree(pred, (node, kind) => {
         if (kind !== 'in') return node;
@@ -39,11 +54,12 @@ export const dedupeInList: RewriteRule = {
         // node is merely kept (never a wrong merge).
         const seen = new Set<string>();
         const kept = items.filter((item: unknown) => {
-          if (isVolatileOrOpaque(item)) return true;
           const key = keyOf(item);
-          if (seen.has(key)) return false;
-          seen.add(key);
-          return true;
+          if (!seen.has(key)) {
+            seen.add(key);
+            return true;
+          }
+          return !discharge('dedupe-in-list', OBLIGATIONS, { item }, ctx);
         });
         return kept.length === items.length ? node : { in: { ...body, expressions: kept } };
       }),

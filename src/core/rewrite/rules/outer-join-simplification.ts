@@ -1,41 +1,55 @@
 import { isRecord } from '../../sql/tree.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
-import { clausePredicate, mapSelects, sourceOf } from '../selects.ts';
-import type { SelectBody } from '../selects.ts';
-import { bodyOf, columnRef, conjuncts } from '../tree-ops.ts';
+import { clausePredicate, mapSelects, sourcesOf } from '../selects.ts';
+import type { SelectBody, Source } from '../selects.ts';
+import { ownerOf, typeEnv } from '../sql-types.ts';
+import type { TypeEnv } from '../sql-types.ts';
+import { possibleTruths } from '../three-valued.ts';
 
-const STRICT_BINARY = new Set(['eq', 'neq', 'lt', 'lte', 'gt', 'gte', 'like', 'ilike']);
-
-/**
- * Whether a WHERE conjunct is false or NULL whenever every column of `alias` is NULL: a comparison,
- * LIKE, BETWEEN, IN or IS NOT NULL with a bare `alias.col` operand (NULL compared with anything is NULL).
- */
-const rejectsNullsOf = (pred: unknown, alias: string): boolean => {
-  const onAlias = (v: unknown): boolean => columnRef(v)?.table === alias;
-  for (const kind of STRICT_BINARY) {
-    const b = bodyOf(pred, kind);
-    if (b) return onAlias(b.left) || onAlias(b.right);
-  }
-  const isNull = bodyOf(pred, 'is_null');
-  if (isNull) return isNull.not === true && onAlias(isNull.this);
-  const between = bodyOf(pred, 'between');
-  if (between) return onAlias(between.this);
-  const inList = bodyOf(pred, 'in');
-  if (inList) return onAlias(inList.this);
-  const paren = bodyOf(pred, 'paren');
-  return paren ? rejectsNullsOf(paren.this, alias) : false;
+/** One LEFT JOIN of a SELECT that might become an INNER JOIN. */
+type Site = {
+  readonly s: SelectBody;
+  readonly where: unknown;
+  /** The joined (null-supplying) item. */
+  readonly src: Source;
+  readonly sources: readonly Source[];
+  readonly env: TypeEnv;
 };
 
-const simplify = (s: SelectBody): SelectBody => {
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'joined-item-named-once',
+    needs: ['scope'],
+    text: "the joined item's name is unique among the SELECT's sources, so a column qualified by it means it",
+    holds: ({ src, sources }) => sources.filter((x) => x.alias === src.alias).length === 1,
+  },
+  {
+    id: 'where-rejects-nulls',
+    needs: ['nulls'],
+    text: "the whole WHERE, evaluated in three-valued logic with every column of the joined item NULL and every other column free (any value, NULL included), can never be TRUE (three-valued.ts); an unqualified column counts as the joined item's only when the catalog says no other source has it",
+    holds: ({ s, where, src, env }) => {
+      const mine = (ref: { name: string; table: string | undefined }) => {
+        const owner = ownerOf(ref, s, env);
+        return owner?.joinIndex === src.joinIndex && owner.alias === src.alias;
+      };
+      return !possibleTruths(where, (ref) => (mine(ref) ? 'null' : 'unknown')).has('true');
+    },
+  },
+];
+
+const simplify = (s: SelectBody, env: TypeEnv, ctx: Parameters<RewriteRule['apply']>[1]): SelectBody => {
   const where = clausePredicate(s.where_clause);
-  if (where === undefined || !Array.isArray(s.joins)) return s;
-  const preds = conjuncts(where);
+  const sources = where === undefined ? undefined : sourcesOf(s);
+  if (where === undefined || !sources || !Array.isArray(s.joins)) return s;
   let changed = false;
-  const joins = s.joins.map((j: unknown) => {
+  const joins = s.joins.map((j: unknown, i) => {
     if (!isRecord(j) || j.kind !== 'Left' || j.on === null || j.on === undefined) return j;
-    const src = sourceOf(j.this, 0);
-    if (!src || !preds.some((p) => rejectsNullsOf(p, src.alias))) return j;
+    const src = sources.find((x) => x.joinIndex === i);
+    if (!src || !discharge(outerJoinSimplification.name, OBLIGATIONS, { s, where, src, sources, env }, ctx))
+      return j;
     changed = true;
     return { ...j, kind: 'Inner', use_outer_keyword: false };
   });
@@ -43,13 +57,19 @@ const simplify = (s: SelectBody): SelectBody => {
 };
 
 /**
- * `outer-join-simplification`: a LEFT JOIN becomes an INNER JOIN when a top-level WHERE conjunct rejects
- * NULLs of the joined (right) side, e.g. `WHERE r.x = 5` or `WHERE r.x IS NOT NULL`.
+ * `outer-join-simplification`: a LEFT JOIN becomes an INNER JOIN when the WHERE rejects the rows it pads
+ * with NULLs, e.g. `WHERE r.x = 5`, `WHERE r.x IS NOT NULL`, `WHERE COALESCE(r.x, 0) = 1`.
  *
  * Why results are kept: LEFT JOIN = INNER JOIN rows ∪ left rows without a match, padded with NULLs on the
- * right. For a padded row every `r.col` is NULL, so a null-rejecting conjunct is NULL or FALSE and WHERE drops
- * it; what survives is exactly the INNER JOIN's rows, with the same ON condition. Conditions in the ON clause,
- * `IS NULL`, `COALESCE(r.x, …)`, OR-ed conditions and FULL/RIGHT joins are left alone.
+ * right. Null-rejection is decided by evaluating the whole WHERE in three-valued logic over sets of possible
+ * values (three-valued.ts), with every column of the joined item NULL and every other column free: when TRUE
+ * is not among the outcomes, WHERE drops every padded row, whatever the other columns hold, and what survives
+ * is exactly the INNER JOIN's rows (later joins of the chain see the padded rows' NULLs either way). The
+ * evaluator knows AND/OR/NOT, comparisons, IS [NOT] NULL, IS [NOT] DISTINCT FROM, BETWEEN, IN lists and
+ * subqueries (`NULL NOT IN (empty)` is TRUE), ANY/ALL, EXISTS, COALESCE/NVL/NULLIF, CASE and an allowlist
+ * of strict functions; anything else may be anything, so `r.x NOT IN (SELECT …)`, `r.x IS NULL`,
+ * `COALESCE(r.x, 0) = 0`, `OR` with a left-side condition and unknown functions keep the LEFT JOIN.
+ * Conditions in the ON clause, USING, NATURAL, RIGHT and FULL joins are left alone.
  *
  * @example `SELECT o.a FROM o LEFT JOIN c ON c.k = o.k WHERE c.x = 1` → `SELECT o.a FROM o JOIN c ON c.k = o.k WHERE c.x = 1`
  */
@@ -58,5 +78,9 @@ export const outerJoinSimplification: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['@join:Left'],
-  apply: (tree) => mapSelects(tree, simplify),
+  obligations: OBLIGATIONS,
+  apply: (tree, ctx) => {
+    const env = typeEnv(tree, ctx.catalog, ctx.dialect);
+    return mapSelects(tree, (s) => simplify(s, env, ctx));
+  },
 };

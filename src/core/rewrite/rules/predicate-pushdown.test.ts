@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Golden } from '../testing.ts';
-import { rewriteSql } from '../testing.ts';
+import { GOLDEN_CATALOG, rewriteSql } from '../testing.ts';
 import { predicatePushdown } from './predicate-pushdown.ts';
 
 const same = (d: Golden[0], sql: string): Golden => [d, sql, sql];
@@ -56,8 +56,112 @@ const GOLDEN: Golden[] = [
   same('postgres', 'SELECT a, COUNT(*) AS n FROM t GROUP BY ROLLUP (a) HAVING a > 1'),
 ];
 
+/**
+ * Grouping equality (issue 14, class 6): t.s is a MySQL utf8mb4_general_ci VARCHAR ('f' = 'F' = 'f '), t.n a
+ * PostgreSQL NUMERIC without scale (1.0 = 1.00), t.f a DOUBLE (-0.0 = 0.0). A filter finer than the grouping
+ * stays in HAVING (or outside the DISTINCT / GROUP BY derived table).
+ */
+const GROUPING: Array<[Golden[0], string, string]> = [
+  ['mysql', "SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING BINARY s = 'f'", 'having-grouping-equality'],
+  [
+    'mysql',
+    "SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING s COLLATE utf8mb4_bin = 'f'",
+    'having-grouping-equality',
+  ],
+  ['mysql', 'SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING LENGTH(s) = 1', 'having-grouping-equality'],
+  ['mysql', "SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING s LIKE 'f%'", 'having-grouping-equality'],
+  [
+    'mysql',
+    "SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING CONCAT(s, '|') = 'f|'",
+    'having-grouping-equality',
+  ],
+  ['mysql', 'SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING s = 0', 'having-grouping-equality'],
+  [
+    'postgres',
+    "SELECT n, COUNT(*) AS c FROM t GROUP BY n HAVING CAST(n AS TEXT) = '1.0'",
+    'having-grouping-equality',
+  ],
+  ['postgres', 'SELECT n, COUNT(*) AS c FROM t GROUP BY n HAVING SCALE(n) = 1', 'having-grouping-equality'],
+  [
+    'postgres',
+    "SELECT f, COUNT(*) AS c FROM t GROUP BY f HAVING CAST(f AS TEXT) = '-0'",
+    'having-grouping-equality',
+  ],
+  ['postgres', 'SELECT f, COUNT(*) AS c FROM t GROUP BY f HAVING 1 / f < 0', 'having-grouping-equality'],
+  ['postgres', 'SELECT q, COUNT(*) AS c FROM z GROUP BY q HAVING q = 1', 'having-grouping-equality'],
+  ['mysql', "SELECT s FROM (SELECT DISTINCT s FROM t) AS d WHERE BINARY d.s = 'f'", 'grouping-equality'],
+  [
+    'mysql',
+    'SELECT c FROM (SELECT s, COUNT(*) AS c FROM t GROUP BY s) AS d WHERE LENGTH(d.s) = 1',
+    'grouping-equality',
+  ],
+  [
+    'postgres',
+    "SELECT n FROM (SELECT DISTINCT n FROM t) AS d WHERE CAST(d.n AS TEXT) = '1.00'",
+    'grouping-equality',
+  ],
+];
+
+const GROUPING_MOVED: Golden[] = [
+  [
+    'mysql',
+    "SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING s = 'f'",
+    "SELECT s, COUNT(*) AS c FROM t WHERE s = 'f' GROUP BY s",
+  ],
+  [
+    'mysql',
+    "SELECT s, COUNT(*) AS c FROM t GROUP BY s HAVING s IN ('f', 'g') OR s IS NULL",
+    "SELECT s, COUNT(*) AS c FROM t WHERE (s IN ('f', 'g') OR s IS NULL) GROUP BY s",
+  ],
+  [
+    'postgres',
+    'SELECT n, COUNT(*) AS c FROM t GROUP BY n HAVING n >= 1.0',
+    'SELECT n, COUNT(*) AS c FROM t WHERE n >= 1.0 GROUP BY n',
+  ],
+  [
+    'postgres',
+    'SELECT f, COUNT(*) AS c FROM t GROUP BY f HAVING f <> 0',
+    'SELECT f, COUNT(*) AS c FROM t WHERE f <> 0 GROUP BY f',
+  ],
+  [
+    'postgres',
+    'SELECT a, COUNT(*) AS c FROM t GROUP BY a HAVING a % 2 = 0',
+    'SELECT a, COUNT(*) AS c FROM t WHERE a % 2 = 0 GROUP BY a',
+  ],
+  [
+    'postgres',
+    "SELECT c, COUNT(*) AS n FROM t GROUP BY c HAVING UPPER(c) = 'F'",
+    "SELECT c, COUNT(*) AS n FROM t WHERE UPPER(c) = 'F' GROUP BY c",
+  ],
+  [
+    'mysql',
+    'SELECT d, COUNT(*) AS c FROM t GROUP BY d HAVING YEAR(d) = 2024',
+    'SELECT d, COUNT(*) AS c FROM t WHERE YEAR(d) = 2024 GROUP BY d',
+  ],
+];
+
 describe('predicate-pushdown', () => {
   it.each(GOLDEN)('%s: %s', (dialect, input, expected) => {
-    expect(rewriteSql(input, dialect, { rules: [predicatePushdown] }).sql).toBe(expected);
+    const out = rewriteSql(input, dialect, { rules: [predicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(expected);
+  });
+  it.each(GROUPING)('keeps a filter finer than the grouping: %s: %s', (dialect, sql, refused) => {
+    const out = rewriteSql(sql, dialect, { rules: [predicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(sql);
+    expect(out.refusals).toContain(`predicate-pushdown/${refused}`);
+  });
+  it.each(GROUPING_MOVED)('moves a filter the grouping respects: %s: %s', (dialect, input, expected) => {
+    const out = rewriteSql(input, dialect, { rules: [predicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(expected);
+  });
+  it('moves HAVING only when the key types are known', () => {
+    const sql = 'SELECT a, COUNT(*) AS n FROM t GROUP BY a HAVING a > 1';
+    expect(rewriteSql(sql, 'postgres', { rules: [predicatePushdown], catalog: null }).sql).toBe(sql);
+  });
+  it('maps a derived table column list by position (or not at all)', () => {
+    const sql = 'SELECT p FROM (SELECT a AS q, b AS p FROM t) AS d(p, q) WHERE d.p = 1';
+    expect(rewriteSql(sql, 'postgres', { rules: [predicatePushdown], catalog: GOLDEN_CATALOG }).sql).toBe(
+      sql,
+    );
   });
 });

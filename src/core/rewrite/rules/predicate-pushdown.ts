@@ -1,111 +1,71 @@
-import { isRecord } from '../../sql/tree.ts';
-import type { SqlNode } from '../../sql/tree.ts';
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
-import {
-  clausePredicate,
-  hasAggregate,
-  hasRowLimit,
-  hasWindow,
-  isVolatileOrOpaque,
-  mapSelects,
-  plainGroupKeys,
-  selectItems,
-  sourcesOf,
-} from '../selects.ts';
+import { respectsGrouping } from '../grouping-equality.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
+import { SELECT_PUSH_OBLIGATIONS, movable, pushWhere, withWhere } from '../push-filter.ts';
+import { clausePredicate, hasWindow, mapSelects, plainGroupKeys, selectItems } from '../selects.ts';
 import type { SelectBody, Source } from '../selects.ts';
 import { replaceDerived } from '../scopes.ts';
-import { andAll, bodyOf, columnRef, conjuncts, mapTree, sameNode, someNode } from '../tree-ops.ts';
+import { exprType, typeEnv } from '../sql-types.ts';
+import type { TypeEnv } from '../sql-types.ts';
+import { andAll, bodyOf, columnRef, conjuncts, sameNode, someNode } from '../tree-ops.ts';
 
-const movable = (pred: unknown): boolean =>
-  !isVolatileOrOpaque(pred) && !hasAggregate(pred) && someNode(pred, (_n, k) => k === 'column');
-
-const withWhere = (s: SelectBody, preds: unknown[]): SelectBody => {
-  const all = andAll([
-    ...conjuncts(clausePredicate(s.where_clause) ?? []).filter((p) => !Array.isArray(p)),
-    ...preds,
-  ]);
-  return {
-    ...s,
-    where_clause:
-      all === undefined ? null : { ...(isRecord(s.where_clause) ? s.where_clause : {}), this: all },
-  };
+/** A derived table's SELECT body (no column list: its columns are named by its items). */
+const derivedSelect = (src: Source): unknown => {
+  const sub = bodyOf(src.node, 'subquery');
+  const aliases = sub?.column_aliases;
+  if (!sub || (Array.isArray(aliases) && aliases.length > 0)) return undefined;
+  return bodyOf(src.query, 'select') ? src.query : undefined;
 };
 
-/** The conjunct rewritten into the derived table's scope, or undefined when it cannot be moved there. */
-const intoDerived = (pred: unknown, src: Source, sole: boolean): unknown => {
-  const inner = bodyOf(src.query, 'select');
-  if (!inner || hasRowLimit(inner) || hasWindow(inner) || !movable(pred)) return undefined;
-  if (inner.distinct_on !== null && inner.distinct_on !== undefined) return undefined;
-  const keys = plainGroupKeys(inner);
-  if (!keys && ((inner.group_by !== null && inner.group_by !== undefined) || hasAggregate(inner.expressions)))
-    return undefined;
-  const items = selectItems(inner);
-  let ok = true;
-  const moved = mapTree(pred, (n, k) => {
-    if (k !== 'column') return n;
-    const ref = columnRef(n);
-    if (!ref || (ref.table !== src.alias && !(sole && ref.table === undefined))) return ((ok = false), n);
-    const found = items.filter((i) => i.name === ref.name);
-    const expr = found.length === 1 ? found[0]?.expr : undefined;
-    if (expr === undefined || isVolatileOrOpaque(expr) || hasAggregate(expr)) return ((ok = false), n);
-    if (keys && !keys.some((g) => sameNode(g, expr))) return ((ok = false), n);
-    return (columnRef(expr) || bodyOf(expr, 'literal') ? expr : { paren: { this: expr } }) as SqlNode;
-  });
-  return ok ? moved : undefined;
-};
+/** One HAVING conjunct that might filter rows before grouping instead of groups after it. */
+type HavingSite = { readonly s: SelectBody; readonly pred: unknown; readonly env: TypeEnv };
 
-const pushIntoDerived = (s: SelectBody): SelectBody => {
-  const where = clausePredicate(s.where_clause);
-  const sources = sourcesOf(s);
-  const joins = Array.isArray(s.joins) ? s.joins : [];
-  if (where === undefined || !sources || !sources.some((x) => x.query !== undefined)) return s;
-  if (joins.some((j) => !isRecord(j) || !['Inner', 'Left', 'Cross'].includes(String(j.kind)))) return s;
-  let rest = conjuncts(where);
-  let next = s;
-  for (const src of sources) {
-    const joinKind =
-      src.joinIndex < 0 ? 'From' : String((joins[src.joinIndex] as Record<string, unknown>).kind);
-    if (src.query === undefined || joinKind === 'Left') continue;
-    const moved: unknown[] = [];
-    rest = rest.filter((p) => {
-      const m = intoDerived(p, src, sources.length === 1);
-      if (m !== undefined) moved.push(m);
-      return m === undefined;
-    });
-    if (moved.length === 0) continue;
-    const inner = withWhere(bodyOf(src.query, 'select') as SelectBody, moved);
-    next = replaceDerived(next, src, { select: inner });
-  }
-  if (next === s) return s;
-  const remaining = andAll(rest);
-  return {
-    ...next,
-    where_clause: remaining === undefined ? null : { ...(s.where_clause as object), this: remaining },
-  };
-};
+const keysOf = (s: SelectBody): unknown[] => plainGroupKeys(s) ?? [];
 
-/** HAVING conjuncts that read only group keys filter whole groups: they can filter rows before grouping. */
-const havingToWhere = (s: SelectBody): SelectBody => {
+const HAVING_OBLIGATIONS: readonly Obligation<HavingSite>[] = [
+  {
+    id: 'having-reads-group-keys',
+    needs: ['scope', 'determinism'],
+    text: 'the HAVING conjunct is deterministic, has no aggregate or subquery, and reads only plain GROUP BY keys (no ROLLUP/CUBE/GROUPING SETS, no select-list alias, no window in the SELECT): it then keeps or drops whole groups',
+    holds: ({ s, pred }) => {
+      const keys = plainGroupKeys(s);
+      if (!keys || hasWindow(s) || !movable(pred)) return false;
+      const aliases = new Set(
+        selectItems(s)
+          .filter((i) => bodyOf(i.item, 'alias'))
+          .map((i) => i.name),
+      );
+      return !someNode(pred, (n, k) => {
+        if (k !== 'column') return false;
+        const ref = columnRef(n);
+        return !ref || aliases.has(ref.name) || !keys.some((g) => sameNode(g, n));
+      });
+    },
+  },
+  {
+    id: 'having-grouping-equality',
+    needs: ['types', 'collation'],
+    text: 'the conjunct respects the equality the GROUP BY groups by (grouping-equality.ts): rows of one group may differ (MySQL case and trailing spaces, NUMERIC scale, -0.0), and a finer filter run on rows would split a group that run on the group keeps or drops whole',
+    holds: ({ s, pred, env }) =>
+      respectsGrouping(pred, {
+        isKey: (e) => keysOf(s).some((g) => sameNode(g, e)),
+        typeOf: (e) => exprType(e, s, env),
+        dialect: env.dialect,
+      }),
+  },
+];
+
+const havingToWhere = (s: SelectBody, env: TypeEnv, ctx: Parameters<RewriteRule['apply']>[1]): SelectBody => {
   const having = clausePredicate(s.having);
-  const keys = plainGroupKeys(s);
-  if (having === undefined || !keys || hasWindow(s)) return s;
-  const aliases = new Set(
-    selectItems(s)
-      .filter((i) => bodyOf(i.item, 'alias'))
-      .map((i) => i.name),
-  );
-  const onKeys = (p: unknown): boolean =>
-    movable(p) &&
-    !someNode(p, (n, k) => {
-      if (k !== 'column') return false;
-      const ref = columnRef(n);
-      return !ref || aliases.has(ref.name) || !keys.some((g) => sameNode(g, n));
-    });
+  if (having === undefined || !plainGroupKeys(s)) return s;
   const parts = conjuncts(having);
-  const moved = parts.filter(onKeys);
+  const moved = parts.filter((pred) =>
+    discharge(predicatePushdown.name, HAVING_OBLIGATIONS, { s, pred, env }, ctx),
+  );
   if (moved.length === 0) return s;
-  const kept = andAll(parts.filter((p) => !onKeys(p)));
+  const kept = andAll(parts.filter((p) => !moved.includes(p)));
   return {
     ...withWhere(s, moved),
     having: kept === undefined ? null : { ...(s.having as object), this: kept },
@@ -117,10 +77,15 @@ const havingToWhere = (s: SelectBody): SelectBody => {
  * subquery) into that subquery's WHERE, and HAVING conjuncts that read only GROUP BY keys into WHERE.
  *
  * Why results are kept: filtering commutes with projection, with DISTINCT, and with grouping when the filter
- * reads only group keys (it keeps or drops whole groups); an inner-joined or FROM item's rows that fail the
- * filter would be dropped after the join anyway. It never crosses LIMIT/OFFSET/FETCH, a window function or
- * QUALIFY, DISTINCT ON, ROLLUP/CUBE, an aggregate without GROUP BY, the null-supplying side of an outer join,
- * a RIGHT or FULL JOIN, and never moves a volatile expression (random(), now()) or a subquery.
+ * reads only group keys *and* cannot tell apart values the grouping treats as equal (it then keeps or drops
+ * whole groups); an inner-joined or FROM item's rows that fail the filter would be dropped after the join
+ * anyway. Obligations: push-filter.ts (`preserved-side`, `filter-commutes`, `grouping-equality`) for
+ * derived tables; `having-reads-group-keys` and `having-grouping-equality` for HAVING.
+ * So it never crosses LIMIT/OFFSET/FETCH, a window function or QUALIFY, DISTINCT ON, ROLLUP/CUBE, an
+ * aggregate without GROUP BY, the null-supplying side of an outer join, a RIGHT or FULL JOIN, never moves a
+ * volatile expression (random(), now()) or a subquery, and through a grouping moves only comparisons of keys
+ * with constants unless the key's equal values are identical (integers, dates; not MySQL strings, floats,
+ * PostgreSQL's bare NUMERIC).
  *
  * @example `SELECT k FROM (SELECT k, SUM(v) AS s FROM t GROUP BY k) AS d WHERE d.k = 1` → `SELECT k FROM (SELECT k, SUM(v) AS s FROM t WHERE k = 1 GROUP BY k) AS d`
  */
@@ -129,5 +94,12 @@ export const predicatePushdown: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['subquery', '@having'],
-  apply: (tree) => mapSelects(tree, (s) => havingToWhere(pushIntoDerived(s))),
+  obligations: [...SELECT_PUSH_OBLIGATIONS, ...HAVING_OBLIGATIONS],
+  apply: (tree, ctx) => {
+    const env = typeEnv(tree, ctx.catalog, ctx.dialect);
+    const proof = { rule: 'predicate-pushdown', ctx, env, obligations: SELECT_PUSH_OBLIGATIONS };
+    return mapSelects(tree, (s) =>
+      havingToWhere(pushWhere(s, derivedSelect, replaceDerived, proof), env, ctx),
+    );
+  },
 };

@@ -1,4 +1,6 @@
-import type { RewriteRule } from '../rule.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
+import type { RewriteRule, RuleContext } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { hasRowLimit, hasWindow, mapSelects, plainGroupKeys, selectItems } from '../selects.ts';
 import type { SelectBody } from '../selects.ts';
@@ -19,10 +21,29 @@ const groupKeysAllOutput = (s: SelectBody): boolean => {
 const isPlainDistinct = (s: SelectBody): boolean =>
   s.distinct === true && (s.distinct_on === null || s.distinct_on === undefined);
 
+/** A plain DISTINCT: in a grouped SELECT, or in the subquery of a membership test. */
+type Site = { readonly s: SelectBody; readonly underSetTest: boolean };
+
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'rows-already-unique',
+    needs: ['uniqueness'],
+    text: 'outside a membership test, the SELECT groups by plain keys (no ROLLUP/CUBE/GROUPING SETS, no window function) and outputs every key as the same expression: one row per group, and rows of different groups differ in a key under the same equality DISTINCT uses',
+    holds: ({ s, underSetTest }) => underSetTest || groupKeysAllOutput(s),
+  },
+  {
+    id: 'membership-only',
+    needs: ['uniqueness'],
+    text: 'under IN or EXISTS the subquery has no LIMIT/OFFSET/FETCH (which would count duplicates): the test asks whether a value occurs, not how often',
+    holds: ({ s, underSetTest }) => !underSetTest || !hasRowLimit(s),
+  },
+];
+
 /** A DISTINCT that only feeds a set test (IN, EXISTS): duplicates cannot change the test. */
-const dropUnderSetTest = (query: unknown): unknown => {
+const dropUnderSetTest = (query: unknown, ctx: RuleContext): unknown => {
   const s = bodyOf(query, 'select');
-  if (!s || !isPlainDistinct(s) || hasRowLimit(s)) return query;
+  if (!s || !isPlainDistinct(s)) return query;
+  if (!discharge('redundant-distinct', OBLIGATIONS, { s, underSetTest: true }, ctx)) return query;
   return { select: { ...s, distinct: false } };
 };
 
@@ -41,20 +62,26 @@ export const redundantDistinct: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['@distinct'],
-  apply: (tree) => {
+  obligations: OBLIGATIONS,
+  apply: (tree, ctx) => {
     const grouped = mapSelects(tree, (s) =>
-      isPlainDistinct(s) && groupKeysAllOutput(s) ? { ...s, distinct: false } : s,
+      isPlainDistinct(s) &&
+      s.group_by !== null &&
+      s.group_by !== undefined &&
+      discharge('redundant-distinct', OBLIGATIONS, { s, underSetTest: false }, ctx)
+        ? { ...s, distinct: false }
+        : s,
     );
     return mapTree(grouped, (node, kind) => {
       if (kind === 'in') {
         const body = node.in as Record<string, unknown>;
         const next =
-          body.query === undefined || body.query === null ? body.query : dropUnderSetTest(body.query);
+          body.query === undefined || body.query === null ? body.query : dropUnderSetTest(body.query, ctx);
         return next === body.query ? node : { in: { ...body, query: next } };
       }
       if (kind === 'exists') {
         const body = node.exists as Record<string, unknown>;
-        const next = dropUnderSetTest(body.this);
+        const next = dropUnderSetTest(body.this, ctx);
         return next === body.this ? node : { exists: { ...body, this: next } };
       }
       return node;

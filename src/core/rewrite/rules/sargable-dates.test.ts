@@ -158,7 +158,69 @@ const GOLDEN: Golden[] = [
   ['postgres', 'SELECT EXTRACT(YEAR FROM d) = 1995 FROM ev', 'SELECT EXTRACT(YEAR FROM d) = 1995 FROM ev'],
 ];
 
+const keep = (d: Golden[0], sql: string): Golden => [d, sql, sql];
+
+/**
+ * Interval shifts (issue 14, class 4): fire only when the interval is exactly whole days; `'1 day ago'` is
+ * minus one day; sub-day parts, months and unparsed forms leave the predicate alone.
+ */
+const SHIFTS: Golden[] = [
+  keep('postgres', "SELECT s FROM ev WHERE d + INTERVAL '1 day 12 hours' = DATE '2024-01-02'"),
+  keep('postgres', "SELECT s FROM ev WHERE ts + INTERVAL '36 hours' >= '2024-01-02'"),
+  keep('postgres', "SELECT s FROM ev WHERE d + INTERVAL '1 day 00:00:01' > '2024-01-02'"),
+  keep('postgres', "SELECT s FROM ev WHERE d + INTERVAL '1 month -30 days' > '2024-01-02'"),
+  keep('postgres', "SELECT s FROM ev WHERE d + INTERVAL 'P1D' > '2024-01-02'"),
+  keep('postgres', "SELECT s FROM ev WHERE d + INTERVAL '1.5 days' > '2024-01-02'"),
+  keep('postgres', "SELECT s FROM ev WHERE d - INTERVAL '1' MONTH = '2024-02-29'"),
+  keep('mysql', "SELECT s FROM ev WHERE d + INTERVAL 36 HOUR >= '2024-01-02'"),
+  keep('mysql', "SELECT s FROM ev WHERE DATE_SUB(d, INTERVAL 1 MONTH) = '2024-02-29'"),
+  keep('bigquery', "SELECT s FROM ev WHERE DATE_ADD(d, INTERVAL 1 MONTH) = '2024-02-29'"),
+  keep('snowflake', "SELECT s FROM ev WHERE DATEADD(hour, 24, ts) >= '2024-01-02'"),
+  keep('snowflake', "SELECT s FROM ev WHERE DATEADD(month, 1, d) = '2024-02-29'"),
+  keep('postgres', "SELECT s FROM ev WHERE d + INTERVAL '1 day' = '2024-01-02 12:00:00'"),
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE d + INTERVAL '1 day ago' = '2024-01-02'",
+    "SELECT s FROM ev WHERE d = '2024-01-03'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE d - INTERVAL '-2 days' < '2024-03-01'",
+    "SELECT s FROM ev WHERE d < '2024-02-28'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE ts + INTERVAL '1 week 2 days' >= '2024-01-10'",
+    "SELECT s FROM ev WHERE ts >= '2024-01-01'",
+  ],
+  [
+    'postgres',
+    "SELECT s FROM ev WHERE d + INTERVAL '2 weeks ago' <= '2024-01-01'",
+    "SELECT s FROM ev WHERE d <= '2024-01-15'",
+  ],
+  [
+    'mysql',
+    "SELECT s FROM ev WHERE d + INTERVAL -1 DAY = '2024-01-01'",
+    "SELECT s FROM ev WHERE d = '2024-01-02'",
+  ],
+  [
+    'bigquery',
+    "SELECT s FROM ev WHERE DATE_SUB(d, INTERVAL -1 DAY) = '2024-01-01'",
+    "SELECT s FROM ev WHERE d = '2023-12-31'",
+  ],
+  [
+    'snowflake',
+    "SELECT s FROM ev WHERE DATEADD(day, -1, d) = '2024-01-01'",
+    "SELECT s FROM ev WHERE d = '2024-01-02'",
+  ],
+];
+
 describe('sargable-dates', () => {
+  it.each(SHIFTS)('shift: %s: %s', (dialect, input, expected) => {
+    const out = rewriteSql(input, dialect, { rules: [sargableDates], catalog });
+    expect(out.sql).toBe(expected);
+    if (input === expected) expect(out.refusals).toContain('sargable-dates/exact-preimage');
+  });
   it.each(GOLDEN)('%s: %s', (dialect, input, expected) => {
     expect(rewriteSql(input, dialect, { rules: [sargableDates], catalog }).sql).toBe(expected);
   });

@@ -4,7 +4,9 @@ import type { SqlNode } from '../../sql/tree.ts';
 import { columnTypeIn, cteNames } from '../column-types.ts';
 import { addDays, dateLiteral, integerLiteral, unitRange } from '../date-literals.ts';
 import type { TruncUnit } from '../date-literals.ts';
-import type { RewriteRule } from '../rule.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
+import type { RewriteRule, RuleContext } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { clausePredicate, mapSelects } from '../selects.ts';
 import type { SelectBody } from '../selects.ts';
@@ -24,8 +26,25 @@ type TypeOf = (col: unknown) => ColumnType | undefined;
 const TEMPORAL = new Set<ColumnType>(['date', 'timestamp']);
 const UNITS = new Set(['day', 'month', 'quarter', 'year']);
 
-const bareTemporal = (v: unknown, typeOf: TypeOf): SqlNode | undefined =>
-  columnRef(v) && TEMPORAL.has(typeOf(v) ?? 'other') ? (v as SqlNode) : undefined;
+/** One comparison of a function of a column (or a shifted column) with constants. */
+type Site = { readonly column: SqlNode; readonly typeOf: TypeOf; readonly exact: boolean };
+
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'date-or-timestamp-column',
+    needs: ['types'],
+    text: 'the catalog says the bare column is DATE or TIMESTAMP without time zone (TIMESTAMPTZ day boundaries follow the session time zone; a string column would be parsed)',
+    holds: ({ column, typeOf }) => TEMPORAL.has(typeOf(column) ?? 'other'),
+  },
+  {
+    id: 'exact-preimage',
+    needs: ['types'],
+    text: "the set of column values the comparison keeps is exactly the range written: the constant is a valid date aligned to the unit (an integer year for EXTRACT/YEAR), and a shift is exactly a whole number of days (days and weeks of any sign, PostgreSQL's 'ago' negating; never hours, minutes or months, whose arithmetic is not an exact shift of a date) landing on a valid date",
+    holds: ({ exact }) => exact,
+  },
+];
+
+const bareTemporal = (v: unknown): SqlNode | undefined => (columnRef(v) ? (v as SqlNode) : undefined);
 
 const dayRange = (c: unknown): [string, string] | undefined => {
   const d = dateLiteral(c);
@@ -45,7 +64,7 @@ const bucketing = (e: unknown, typeOf: TypeOf): Bucketing | undefined => {
         ? cast.this
         : undefined;
   if (toDate !== undefined) {
-    const column = bareTemporal(toDate, typeOf);
+    const column = bareTemporal(toDate);
     if (!column) return undefined;
     return { column, range: dayRange, identity: typeOf(column) === 'date' };
   }
@@ -53,7 +72,7 @@ const bucketing = (e: unknown, typeOf: TypeOf): Bucketing | undefined => {
   const year = bodyOf(e, 'year');
   const yearOf = extract && String(extract.field).toLowerCase() === 'year' ? extract.this : year?.this;
   if (yearOf !== undefined) {
-    const column = bareTemporal(yearOf, typeOf);
+    const column = bareTemporal(yearOf);
     if (!column) return undefined;
     const range = (c: unknown): [string, string] | undefined => {
       const y = integerLiteral(c);
@@ -67,7 +86,7 @@ const bucketing = (e: unknown, typeOf: TypeOf): Bucketing | undefined => {
     const lit = bodyOf(unitNode, 'literal') ?? bodyOf(unitNode, 'var');
     const raw = lit?.value ?? lit?.this;
     const unit = typeof raw === 'string' ? raw.toLowerCase() : '';
-    const column = bareTemporal(target, typeOf);
+    const column = bareTemporal(target);
     if (!column || !UNITS.has(unit)) return undefined;
     const range = (c: unknown): [string, string] | undefined => {
       const d = dateLiteral(c);
@@ -104,14 +123,22 @@ const rangeCompare = (b: Bucketing, op: string, k: unknown): SqlNode | undefined
 };
 
 /** `c + n days op k` as `c op k - n days`: adding whole days is a bijection on dates and timestamps. */
-const shiftCompare = (e: unknown, op: string, k: unknown, typeOf: TypeOf): SqlNode | undefined => {
-  const s = intervalShift(e);
+const shiftCompare = (
+  shift: { column: SqlNode; days: number | undefined },
+  op: string,
+  k: unknown,
+): SqlNode | undefined => {
   const d = dateLiteral(k);
-  if (!s || d === undefined || !bareTemporal(s.column, typeOf) || !FLIP[op]) return undefined;
-  return binary(op, s.column, stringLiteral(addDays(d, -s.days)));
+  const shifted = d === undefined || shift.days === undefined ? undefined : addDays(d, -shift.days);
+  if (shifted === undefined || dateLiteral(stringLiteral(shifted)) === undefined) return undefined;
+  return binary(op, shift.column, stringLiteral(shifted));
 };
 
-const rewriteComparison = (node: SqlNode, kind: string, typeOf: TypeOf): SqlNode => {
+/** The comparison rewritten as a range on the bare column once the site's obligations hold. */
+const proven = (column: SqlNode, out: SqlNode | undefined, typeOf: TypeOf, ctx: RuleContext): boolean =>
+  discharge(sargableDates.name, OBLIGATIONS, { column, typeOf, exact: out !== undefined }, ctx);
+
+const rewriteComparison = (node: SqlNode, kind: string, typeOf: TypeOf, ctx: RuleContext): SqlNode => {
   const body = node[kind] as Record<string, unknown>;
   if (FLIP[kind] !== undefined) {
     for (const [e, k, op] of [
@@ -119,34 +146,41 @@ const rewriteComparison = (node: SqlNode, kind: string, typeOf: TypeOf): SqlNode
       [body.right, body.left, FLIP[kind]],
     ] as const) {
       const b = bucketing(e, typeOf);
-      const out = b ? rangeCompare(b, op, k) : shiftCompare(e, op, k, typeOf);
-      if (out) return out;
+      const shift = b ? undefined : intervalShift(e);
+      if (!b && !shift) continue;
+      const column = (b?.column ?? shift?.column) as SqlNode;
+      const out = b ? rangeCompare(b, op, k) : shift && shiftCompare(shift, op, k);
+      return proven(column, out, typeOf, ctx) && out ? out : node;
     }
     return node;
   }
   if (kind === 'between' && body.not !== true && body.symmetric !== true) {
     const b = bucketing(body.this, typeOf);
-    const lo = b?.range(body.low);
-    const hi = b?.range(body.high);
-    if (!b || !lo || !hi) return node;
+    if (!b) return node;
+    const lo = b.range(body.low);
+    const hi = b.range(body.high);
     const c = b.column;
-    return paren(
-      binary('and', binary('gte', c, stringLiteral(lo[0])), binary('lt', c, stringLiteral(hi[1]))),
-    );
+    const out =
+      lo && hi
+        ? paren(binary('and', binary('gte', c, stringLiteral(lo[0])), binary('lt', c, stringLiteral(hi[1]))))
+        : undefined;
+    return proven(c, out, typeOf, ctx) && out ? out : node;
   }
   if (kind === 'in' && body.not !== true && Array.isArray(body.expressions) && !body.query) {
     const b = bucketing(body.this, typeOf);
     if (!b || body.expressions.length === 0) return node;
     const parts = body.expressions.map((k: unknown) => rangeCompare(b, 'eq', k));
-    if (parts.some((p) => p === undefined)) return node;
-    return paren(parts.slice(1).reduce((acc: unknown, p) => binary('or', acc, p), parts[0]));
+    const out = parts.some((p) => p === undefined)
+      ? undefined
+      : paren(parts.slice(1).reduce((acc: unknown, p) => binary('or', acc, p), parts[0]));
+    return proven(b.column, out, typeOf, ctx) && out ? out : node;
   }
   return node;
 };
 
-const rewriteSelect = (s: SelectBody, typeOf: TypeOf): SelectBody => {
+const rewriteSelect = (s: SelectBody, typeOf: TypeOf, ctx: RuleContext): SelectBody => {
   const fix = (pred: unknown): unknown => {
-    const next = mapTree(pred, (n, k) => rewriteComparison(n, k, typeOf));
+    const next = mapTree(pred, (n, k) => rewriteComparison(n, k, typeOf, ctx));
     return next === pred ? pred : unwrapAndParens(next);
   };
   let out: SelectBody | undefined;
@@ -176,10 +210,12 @@ const rewriteSelect = (s: SelectBody, typeOf: TypeOf): SelectBody => {
  * Why results are kept: each function is monotone and the set of column values it maps to a constant is
  * exactly one half-open range (a day, a year, the unit starting at x), so `f(c) = k` ⇔ `c ∈ [from, to)`,
  * `f(c) < k` ⇔ `c < from`, `f(c) <= k` ⇔ `c < to`, and so on; NULL maps to NULL on both sides. Adding whole
- * days is a bijection. It fires only when the catalog says the column is DATE or TIMESTAMP (never TIMESTAMPTZ,
- * whose day boundaries depend on the session time zone), when the constant is a valid date aligned to the unit
- * (`DATE_TRUNC('month', d) = '2024-03-15'` is always false and is left alone), and never for months
- * (adding a month is not invertible: Jan 29–31 + 1 month are all Feb 29).
+ * days is a bijection. Obligations: `date-or-timestamp-column` (the catalog says DATE or TIMESTAMP, never
+ * TIMESTAMPTZ, whose day boundaries depend on the session time zone) and `exact-preimage` (the constant is a
+ * valid date aligned to the unit — `DATE_TRUNC('month', d) = '2024-03-15'` is always false and is left
+ * alone — and a shift is exactly whole days: `INTERVAL '1 day 12 hours'` has a sub-day part, `'1 day ago'` is
+ * minus one day, and months are never shifted, since adding a month is not invertible: Jan 29–31 + 1 month
+ * are all Feb 29).
  *
  * @example `WHERE EXTRACT(YEAR FROM o_orderdate) = 1995` → `WHERE o_orderdate >= '1995-01-01' AND o_orderdate < '1996-01-01'`
  */
@@ -189,8 +225,9 @@ export const sargableDates: RewriteRule = {
   dialects: WAREHOUSE_DIALECTS,
   // The kinds `bucketing` and `intervalShift` read: no such node, nothing to rewrite.
   triggers: ['function', 'cast', 'extract', 'year', 'interval'],
+  obligations: OBLIGATIONS,
   apply: (tree, ctx) => {
     const ctes = cteNames(tree);
-    return mapSelects(tree, (s) => rewriteSelect(s, (col) => columnTypeIn(s, col, ctx.catalog, ctes)));
+    return mapSelects(tree, (s) => rewriteSelect(s, (col) => columnTypeIn(s, col, ctx.catalog, ctes), ctx));
   },
 };

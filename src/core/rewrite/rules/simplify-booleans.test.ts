@@ -28,6 +28,15 @@ const GOLDEN: Golden[] = [
   ['mysql', "SELECT a FROM t WHERE 'a' = 'A'", "SELECT a FROM t WHERE 'a' = 'A'"],
   ['postgres', 'SELECT 1 = 1 FROM t', 'SELECT 1 = 1 FROM t'],
   ['postgres', 'SELECT a FROM t WHERE 1 = 1 + 0', 'SELECT a FROM t WHERE 1 = 1 + 0'],
+  // Only boolean positions fold: inside a comparison MySQL reads NOT NOT b as 0/1, b itself as its value
+  // (b = 5: (NOT NOT b) = 1 is TRUE, b = 1 is FALSE); an untyped NULL would change a CASE's type.
+  ['mysql', 'SELECT a FROM t WHERE (NOT NOT b) = 1', 'SELECT a FROM t WHERE (NOT NOT b) = 1'],
+  ['mysql', 'SELECT a FROM t WHERE (TRUE AND b) = 1', 'SELECT a FROM t WHERE (TRUE AND b) = 1'],
+  [
+    'postgres',
+    'SELECT a FROM t WHERE CASE WHEN b > 0 THEN NULL = 1 ELSE c END',
+    'SELECT a FROM t WHERE CASE WHEN b > 0 THEN NULL = 1 ELSE c END',
+  ],
 ];
 
 describe('simplify-booleans', () => {

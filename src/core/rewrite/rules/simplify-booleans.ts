@@ -1,10 +1,12 @@
 import type { SqlDialect } from '../../sql/dialect.ts';
-import { kindOf } from '../../sql/tree.ts';
+import { isRecord, kindOf } from '../../sql/tree.ts';
 import type { SqlNode } from '../../sql/tree.ts';
-import type { RewriteRule } from '../rule.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
+import type { RewriteRule, RuleContext } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { mapPredicates, mapSelects } from '../selects.ts';
-import { FALSE_NODE, NULL_NODE, TRUE_NODE, bodyOf, mapTree } from '../tree-ops.ts';
+import { FALSE_NODE, NULL_NODE, TRUE_NODE, bodyOf } from '../tree-ops.ts';
 
 type Truth = true | false | null;
 
@@ -50,12 +52,20 @@ const literalOf = (v: unknown): { type: string; value: string } | undefined => {
     : undefined;
 };
 
+/** A comparison of two constants that folding would replace by its value. */
+type Site = { readonly kind: string; readonly body: Record<string, unknown>; readonly dialect: SqlDialect };
+
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'exact-constant-comparison',
+    needs: ['types', 'collation'],
+    text: "the comparison's value is certain from its two constants: NULL on either side, two decimal numbers (compared exactly, never as floats), or two strings compared for (in)equality outside MySQL (whose collations make 'a' = 'A' and 'a' = 'a ' true)",
+    holds: (site) => foldComparison(site) !== undefined,
+  },
+];
+
 /** Folds a comparison of two constants; string equality only where collation cannot make 'a' = 'A'. */
-const foldComparison = (
-  kind: string,
-  body: Record<string, unknown>,
-  dialect: SqlDialect,
-): Truth | undefined => {
+const foldComparison = ({ kind, body, dialect }: Site): Truth | undefined => {
   const test = COMPARISONS[kind];
   if (!test) return undefined;
   if (truthOf(body.left) === null || truthOf(body.right) === null) return null;
@@ -69,33 +79,53 @@ const foldComparison = (
   return undefined;
 };
 
-/** One bottom-up pass of three-valued folding over a predicate. */
-const fold = (pred: unknown, dialect: SqlDialect): unknown =>
-  mapTree(pred, (node, kind) => {
-    const body = node[kind] as Record<string, unknown>;
-    if (kind === 'and' || kind === 'or') {
-      const l = truthOf(body.left);
-      const r = truthOf(body.right);
-      const absorbing = kind === 'and' ? false : true;
-      if (l === absorbing || r === absorbing) return nodeOf(absorbing);
-      if (l === !absorbing) return body.right as SqlNode;
-      if (r === !absorbing) return body.left as SqlNode;
-      if (l === null && r === null) return NULL_NODE;
-      return node;
-    }
-    if (kind === 'not') {
-      const t = truthOf(body.this);
-      if (t !== undefined) return nodeOf(t === null ? null : !t);
-      const inner = bodyOf(body.this, 'not');
-      return inner ? (inner.this as SqlNode) : node;
-    }
-    if (kind === 'paren') {
-      const t = truthOf(body.this);
-      return t === undefined ? node : nodeOf(t);
-    }
-    const t = foldComparison(kind, body, dialect);
-    return t === undefined ? node : nodeOf(t);
-  });
+const isConstant = (v: unknown): boolean => truthOf(v) !== undefined || bodyOf(v, 'literal') !== undefined;
+
+/**
+ * One pass of three-valued folding over the boolean positions of a predicate: the clause itself and the
+ * operands of AND, OR, NOT and parentheses. Values inside comparisons, functions, CASE branches or subqueries
+ * are never replaced: there an untyped NULL or (on MySQL) a number standing for a truth value would read
+ * differently from the comparison it replaced.
+ */
+const fold = (pred: unknown, ctx: RuleContext): unknown => {
+  const kind = kindOf(pred);
+  const raw = kind === undefined ? undefined : (pred as Record<string, unknown>)[kind];
+  if (kind === undefined || !isRecord(raw)) return pred;
+  const body = raw;
+  if (kind === 'and' || kind === 'or') {
+    const left = fold(body.left, ctx);
+    const right = fold(body.right, ctx);
+    const l = truthOf(left);
+    const r = truthOf(right);
+    const absorbing = kind === 'and' ? false : true;
+    if (l === absorbing || r === absorbing) return nodeOf(absorbing);
+    if (l === !absorbing) return right;
+    if (r === !absorbing) return left;
+    if (l === null && r === null) return NULL_NODE;
+    return left === body.left && right === body.right ? pred : { [kind]: { ...body, left, right } };
+  }
+  if (kind === 'not') {
+    const inner = fold(body.this, ctx);
+    const t = truthOf(inner);
+    if (t !== undefined) return nodeOf(t === null ? null : !t);
+    const twice = bodyOf(inner, 'not');
+    if (twice) return twice.this;
+    return inner === body.this ? pred : { not: { ...body, this: inner } };
+  }
+  if (kind === 'paren') {
+    const inner = fold(body.this, ctx);
+    const t = truthOf(inner);
+    if (t !== undefined) return nodeOf(t);
+    return inner === body.this ? pred : { paren: { ...body, this: inner } };
+  }
+  // A comparison with NULL is NULL whatever the other side; otherwise both sides must be constants.
+  const withNull = truthOf(body.left) === null || truthOf(body.right) === null;
+  if (!COMPARISONS[kind] || (!withNull && !(isConstant(body.left) && isConstant(body.right)))) return pred;
+  const site: Site = { kind, body, dialect: ctx.dialect };
+  if (!discharge('simplify-booleans', OBLIGATIONS, site, ctx)) return pred;
+  const t = foldComparison(site);
+  return t === undefined ? pred : nodeOf(t);
+};
 
 /**
  * `simplify-booleans`: folds constant comparisons and AND/OR/NOT with SQL's three-valued logic in WHERE,
@@ -103,8 +133,11 @@ const fold = (pred: unknown, dialect: SqlDialect): unknown =>
  *
  * Why results are kept: every step is an identity of three-valued logic — `TRUE AND p` ≡ `p`, `FALSE AND p` ≡
  * FALSE, `TRUE OR p` ≡ TRUE, `NOT NOT p` ≡ `p`, `NULL = 1` ≡ NULL — and a WHERE of TRUE keeps every row.
- * `x = x` is not folded: it is NULL, not TRUE, when x is NULL. String equality is not folded on MySQL, whose
- * default collation makes `'a' = 'A'` true. Output expressions are never touched.
+ * `x = x` is not folded: it is NULL, not TRUE, when x is NULL. Only boolean positions are folded (the clause,
+ * and AND/OR/NOT operands of it): a comparison inside a function, CASE value or another comparison keeps its
+ * typed value. Obligation `exact-constant-comparison`: a comparison of two constants is folded only when its
+ * value is certain (exact decimals; string equality never on MySQL, whose default collation makes
+ * `'a' = 'A'` true). Output expressions are never touched.
  *
  * @example `SELECT a FROM t WHERE 1 = 1 AND (b > 2 OR 1 = 0)` → `SELECT a FROM t WHERE b > 2`
  */
@@ -114,8 +147,9 @@ export const simplifyBooleans: RewriteRule = {
   dialects: WAREHOUSE_DIALECTS,
   // Folding needs a constant: TRUE/FALSE/NULL, a NOT to cancel, or a comparison of two literals.
   triggers: ['boolean', 'null', 'not', '@constant-comparison'],
+  obligations: OBLIGATIONS,
   apply: (tree, ctx) => {
-    const folded = mapPredicates(tree, (p) => fold(p, ctx.dialect));
+    const folded = mapPredicates(tree, (p) => fold(p, ctx));
     return mapSelects(folded, (s) => {
       const where = s.where_clause as Record<string, unknown> | null | undefined;
       return where && truthOf(where.this) === true ? { ...s, where_clause: null } : s;

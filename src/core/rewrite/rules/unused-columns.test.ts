@@ -25,7 +25,7 @@ const GOLDEN: Golden[] = [
   [
     'snowflake',
     'SELECT 1 AS one FROM (SELECT a, b FROM t) AS d WHERE EXISTS (SELECT 1 FROM u WHERE u.x = d.b)',
-    'SELECT 1 AS one FROM (SELECT b FROM t) AS d WHERE EXISTS(SELECT 1 FROM u WHERE u.x = d.b)',
+    'SELECT 1 AS one FROM (SELECT b FROM t) AS d WHERE EXISTS (SELECT 1 FROM u WHERE u.x = d.b)',
   ],
   [
     'snowflake',
@@ -40,6 +40,20 @@ const GOLDEN: Golden[] = [
   same('postgres', 'SELECT d.* FROM (SELECT a, b FROM t) AS d'),
   same('postgres', 'SELECT TO_JSONB(d) AS j FROM (SELECT a, b FROM t) AS d'),
   same('postgres', 'SELECT a FROM (SELECT a, b FROM t) AS d JOIN u USING (a)'),
+  // NATURAL LEFT JOIN reads every same-named column (found by the fuzzer: the library calls it
+  // `NaturalLeft`, which the rule took for an ordinary join and pruned the join's column).
+  same(
+    'mysql',
+    'SELECT d2.c1 FROM (SELECT k AS c0 FROM t) AS d1 NATURAL LEFT JOIN (SELECT id AS c0, v AS c1 FROM t) AS d2',
+  ),
+  same(
+    'postgres',
+    'SELECT d2.c1 FROM (SELECT k AS c0, a FROM t) AS d1 NATURAL RIGHT JOIN (SELECT id AS c0, v AS c1 FROM t) AS d2',
+  ),
+  same(
+    'postgres',
+    'SELECT d2.c1 FROM (SELECT k AS c0, a FROM t) AS d1 NATURAL FULL JOIN (SELECT id AS c0, v AS c1 FROM t) AS d2',
+  ),
   same('mysql', 'SELECT d.a FROM (SELECT DISTINCT a, b FROM t) AS d'),
   same('postgres', 'SELECT d.k FROM (SELECT k, SUM(v) AS s FROM t GROUP BY 1) AS d'),
   same('mysql', 'SELECT d.k FROM (SELECT k, v + 1 AS w FROM t ORDER BY w) AS d'),

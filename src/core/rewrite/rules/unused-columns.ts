@@ -1,6 +1,8 @@
 import { isRecord } from '../../sql/tree.ts';
 import type { SqlNode } from '../../sql/tree.ts';
-import type { RewriteRule } from '../rule.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
+import type { RewriteRule, RuleContext } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { hasAggregate, mapSelects, plainGroupKeys, selectItems, sourcesOf } from '../selects.ts';
 import type { SelectBody, Source } from '../selects.ts';
@@ -44,8 +46,10 @@ const returnsSet = (v: unknown): boolean =>
  */
 const namesRead = (s: SelectBody, src: Source): Set<string> | undefined => {
   const joins = Array.isArray(s.joins) ? s.joins : [];
-  if (joins.some((j) => !isRecord(j) || j.kind === 'Natural' || (Array.isArray(j.using) && j.using.length)))
-    return undefined;
+  // NATURAL [LEFT|RIGHT|FULL] JOIN and USING read same-named columns without naming them.
+  const implicit = (j: unknown): boolean =>
+    !isRecord(j) || String(j.kind).startsWith('Natural') || (Array.isArray(j.using) && j.using.length > 0);
+  if (joins.some(implicit)) return undefined;
   const names = new Set<string>();
   // The SELECT's own WITH cannot see its FROM items; its CTE bodies' unqualified names are not reads.
   const all = someNode(
@@ -93,19 +97,50 @@ const listOf = (clause: unknown): unknown[] =>
 const ownName = (i: { name: string | undefined; expr: unknown }): boolean =>
   columnRef(i.expr)?.name === i.name;
 
+/** One select item of a derived table or CTE body, and the names its readers use (undefined: all). */
+type Site = {
+  readonly inner: SelectBody;
+  readonly item: ReturnType<typeof selectItems>[number];
+  readonly read: ReadonlySet<string> | undefined;
+};
+
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'column-unread',
+    needs: ['scope'],
+    text: 'no reader names the column: every reader of the derived table or CTE lists the names it reads (no `*`, `t.*`, whole-row reference, USING or NATURAL join) and this name is not among them (unqualified names count as read)',
+    holds: ({ item, read }) => read !== undefined && item.name !== undefined && !read.has(item.name),
+  },
+  {
+    id: 'row-count-kept',
+    needs: ['determinism'],
+    text: 'removing the item changes no row count or grouping: the body has no DISTINCT / DISTINCT ON (fewer columns would merge rows), no aggregate without GROUP BY, no ordinal GROUP BY / ORDER BY (positions would shift), and the item returns no set',
+    holds: ({ inner, item }) => {
+      if (inner.distinct === true || (inner.distinct_on !== null && inner.distinct_on !== undefined))
+        return false;
+      const grouped = inner.group_by !== null && inner.group_by !== undefined;
+      if (grouped ? !plainGroupKeys(inner) : hasAggregate(inner.expressions)) return false;
+      if ([...listOf(inner.group_by), ...listOf(inner.order_by)].some(isOrdinal)) return false;
+      return !returnsSet(item.expr);
+    },
+  },
+  {
+    id: 'name-not-read-inside',
+    needs: ['scope'],
+    text: "the body's own clauses (WHERE, GROUP BY, HAVING, ORDER BY, QUALIFY, WINDOW) do not read the item's name, unless the item outputs a column under its own name (the clause then still finds that column)",
+    holds: ({ inner, item }) => ownName(item) || !namesWithin(inner, item.item).has(item.name ?? ''),
+  },
+];
+
 /** The body without the items whose names `read` lacks, or the same query when none can go. */
-const prune = (query: unknown, read: ReadonlySet<string>): unknown => {
+const prune = (query: unknown, read: ReadonlySet<string> | undefined, ctx: RuleContext): unknown => {
   const inner = bodyOf(query, 'select');
-  if (!inner || inner.distinct === true || (inner.distinct_on !== null && inner.distinct_on !== undefined))
-    return query;
-  const grouped = inner.group_by !== null && inner.group_by !== undefined;
-  if (grouped ? !plainGroupKeys(inner) : hasAggregate(inner.expressions)) return query;
-  if ([...listOf(inner.group_by), ...listOf(inner.order_by)].some(isOrdinal)) return query;
+  if (!inner) return query;
   const items = selectItems(inner);
   const drop = new Set(
     items
-      .filter((i) => i.name !== undefined && !read.has(i.name) && !returnsSet(i.expr))
-      .filter((i) => ownName(i) || !namesWithin(inner, i.item).has(i.name ?? ''))
+      .filter((item) => item.name === undefined || read === undefined || !read.has(item.name))
+      .filter((item) => discharge('unused-columns', OBLIGATIONS, { inner, item, read }, ctx))
       .map((i) => i.item),
   );
   if (drop.size === 0) return query;
@@ -114,7 +149,7 @@ const prune = (query: unknown, read: ReadonlySet<string>): unknown => {
   return kept.length === items.length ? query : { select: { ...inner, expressions: kept } };
 };
 
-const pruneDerived = (s: SelectBody): SelectBody => {
+const pruneDerived = (s: SelectBody, ctx: RuleContext): SelectBody => {
   const sources = sourcesOf(s);
   if (!sources) return s;
   let next = s;
@@ -126,9 +161,8 @@ const pruneDerived = (s: SelectBody): SelectBody => {
       (Array.isArray(sub.column_aliases) && sub.column_aliases.length)
     )
       continue;
-    const read = namesRead(s, src);
-    const pruned = read && prune(src.query, read);
-    if (pruned !== undefined && pruned !== src.query) next = replaceDerived(next, src, pruned);
+    const pruned = prune(src.query, namesRead(s, src), ctx);
+    if (pruned !== src.query) next = replaceDerived(next, src, pruned);
   }
   return next;
 };
@@ -162,7 +196,7 @@ const cteNamesRead = (scope: unknown, names: ReadonlySet<string>): Map<string, S
   return out;
 };
 
-const pruneCtes = (node: SqlNode, kind: string): SqlNode => {
+const pruneCtes = (node: SqlNode, kind: string, ctx: RuleContext): SqlNode => {
   const body = bodyOf(node, kind);
   const w = body?.with;
   if (!body || !isRecord(w) || w.recursive === true || !Array.isArray(w.ctes)) return node;
@@ -178,7 +212,7 @@ const pruneCtes = (node: SqlNode, kind: string): SqlNode => {
   const ctes = w.ctes.map((c: unknown) => {
     const name = isRecord(c) ? identName(c.alias) : undefined;
     const read = name === undefined ? undefined : readers.get(name);
-    const pruned = read && isRecord(c) ? prune(c.this, read) : undefined;
+    const pruned = read && isRecord(c) ? prune(c.this, read, ctx) : undefined;
     return pruned === undefined || !isRecord(c) || pruned === c.this ? c : { ...c, this: pruned };
   });
   return ctes.every((c, i) => c === (w.ctes as unknown[])[i])
@@ -203,8 +237,9 @@ export const unusedColumns: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['subquery', '@with'],
-  apply: (tree) => {
-    const derived = mapSelects(tree, pruneDerived);
-    return hasWith(derived) ? mapWithNodes(derived, pruneCtes) : derived;
+  obligations: OBLIGATIONS,
+  apply: (tree, ctx) => {
+    const derived = mapSelects(tree, (s) => pruneDerived(s, ctx));
+    return hasWith(derived) ? mapWithNodes(derived, (n, k) => pruneCtes(n, k, ctx)) : derived;
   },
 };

@@ -1,4 +1,6 @@
 import { isRecord } from '../../sql/tree.ts';
+import type { Obligation } from '../obligations.ts';
+import { discharge } from '../obligations.ts';
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
 import { bodyOf, identName, mapTree, someNode } from '../tree-ops.ts';
@@ -15,6 +17,18 @@ const referencedNames = (tree: unknown): Set<string> => {
   return names;
 };
 
+/** One CTE of a non-recursive WITH, and every name the statement reads as an unqualified table. */
+type Site = { readonly name: string; readonly used: ReadonlySet<string> };
+
+const OBLIGATIONS: readonly Obligation<Site>[] = [
+  {
+    id: 'name-never-read',
+    needs: ['scope'],
+    text: "no unqualified table reference anywhere in the statement has the CTE's name (whatever scope it would resolve in), and the WITH is not RECURSIVE",
+    holds: ({ name, used }) => !used.has(name),
+  },
+];
+
 /**
  * `unused-ctes`: removes a WITH entry that nothing references (and the WITH when it becomes empty).
  *
@@ -30,7 +44,8 @@ export const unusedCtes: RewriteRule = {
   needsCatalog: false,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['@with'],
-  apply: (tree) => {
+  obligations: OBLIGATIONS,
+  apply: (tree, ctx) => {
     let used: Set<string> | undefined;
     return mapTree(tree, (node, kind) => {
       const body = bodyOf(node, kind);
@@ -40,7 +55,7 @@ export const unusedCtes: RewriteRule = {
       const names = used;
       const kept = w.ctes.filter((c: unknown) => {
         const name = isRecord(c) ? identName(c.alias) : undefined;
-        return name === undefined || names.has(name);
+        return name === undefined || !discharge('unused-ctes', OBLIGATIONS, { name, used: names }, ctx);
       });
       if (kept.length === w.ctes.length) return node;
       return { [kind]: { ...body, with: kept.length === 0 ? null : { ...w, ctes: kept } } };

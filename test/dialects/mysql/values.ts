@@ -1,0 +1,142 @@
+import type { Group } from '../corpus.ts';
+import { q, v } from '../corpus.ts';
+import { frac, int, json } from '../want.ts';
+
+const MY = 'https://dev.mysql.com/doc/refman/8.0/en/';
+
+/** Five rows, two groups, a tie on v = 2 in group 'a'. */
+const T =
+  "WITH t AS (SELECT 'a' AS k, 1 AS v UNION ALL SELECT 'a', 2 UNION ALL SELECT 'a', 2 UNION ALL SELECT 'b', 5 UNION ALL SELECT 'b', 7)";
+
+/** The SQL library prints `x REGEXP p` as MySQL 8's REGEXP_LIKE(x, p) (the same test), which MariaDB lacks. */
+const REGEXP_LIKE = 'printed as REGEXP_LIKE(…), a MySQL 8 function MariaDB does not have';
+
+export const MYSQL_VALUES: Group[] = [
+  {
+    family: 'division',
+    doc: `${MY}arithmetic-functions.html#operator_divide ("/" gives a DECIMAL with div_precision_increment = 4 more digits; division by zero gives NULL), #operator_div (integer division), #operator_mod, mathematical-functions.html#function_round (exact values: half away from zero), #function_truncate, #function_ceiling, #function_floor; cast-functions.html`,
+    cases: [
+      v('7 / 2', frac(3.5)),
+      v('1 / 3', frac(0.3333)),
+      v('9 / 4', frac(2.25)),
+      v('7 DIV 2', int(3)),
+      v('-7 DIV 2', int(-3)),
+      v('1 / 0', null),
+      v('7 % 3', int(1)),
+      v('MOD(-7, 3)', int(-1)),
+      v('7 MOD 0', null),
+      v('ROUND(2.5)', 3),
+      v('ROUND(-2.5)', -3),
+      v('ROUND(1.298, 1)', frac(1.3)),
+      v('ROUND(23.298, -1)', 20),
+      v('TRUNCATE(1.223, 1)', frac(1.2)),
+      v('TRUNCATE(-1.999, 1)', frac(-1.9)),
+      v('TRUNCATE(122, -2)', int(100)),
+      v('CEIL(1.23)', 2),
+      v('FLOOR(-1.23)', -2),
+      v('5 / 2 * 2', frac(5)),
+      v('CAST(2.5 AS SIGNED)', int(3)),
+      v("'10' + 5", 15),
+      q(`${T} SELECT AVG(v) AS a FROM t WHERE k = 'b'`, [[frac(6)]]),
+      q(`${T} SELECT SUM(v) AS s FROM t WHERE k = 'z'`, [[null]]),
+    ],
+  },
+  {
+    family: 'strings',
+    doc: `${MY}string-functions.html (SUBSTRING_INDEX, LOCATE, INSTR, SUBSTRING with negative position, LPAD truncates, CONCAT is NULL if any argument is NULL, CONCAT_WS skips NULLs, LENGTH counts bytes and CHAR_LENGTH characters, TRIM, FIELD, ELT, INSERT, STRCMP, FORMAT), string-comparison-functions.html#operator_like (comparisons follow the collation: case-insensitive by default), aggregate-functions.html#function_group-concat`,
+    cases: [
+      v("SUBSTRING_INDEX('www.mysql.com', '.', 2)", 'www.mysql'),
+      v("SUBSTRING_INDEX('www.mysql.com', '.', -2)", 'mysql.com'),
+      v("LOCATE('bar', 'foobarbar')", int(4)),
+      v("LOCATE('xbar', 'foobar')", int(0)),
+      v("LOCATE('bar', 'foobarbar', 5)", int(7)),
+      v("INSTR('foobarbar', 'bar')", int(4)),
+      v("SUBSTRING('Quadratically', 5)", 'ratically'),
+      v("SUBSTRING('Quadratically', 5, 6)", 'ratica'),
+      v("SUBSTRING('Sakila', -3)", 'ila'),
+      v("SUBSTRING('Sakila', -5, 3)", 'aki'),
+      v("LEFT('foobarbar', 5)", 'fooba'),
+      v("RIGHT('foobarbar', 4)", 'rbar'),
+      v("LPAD('hi', 4, '??')", '??hi'),
+      v("LPAD('hi', 1, '??')", 'h'),
+      v("CONCAT('My', 'S', 'QL')", 'MySQL'),
+      v("CONCAT('My', NULL, 'QL')", null),
+      v("CONCAT_WS(',', 'First name', NULL, 'Last Name')", 'First name,Last Name'),
+      v("REPLACE('www.mysql.com', 'w', 'Ww')", 'WwWwWw.mysql.com'),
+      v("REPEAT('MySQL', 3)", 'MySQLMySQLMySQL'),
+      v("REVERSE('abc')", 'cba'),
+      v("LENGTH('абв')", int(6)),
+      v("CHAR_LENGTH('абв')", int(3)),
+      v("UPPER('sql')", 'SQL'),
+      v("TRIM('  bar   ')", 'bar'),
+      v("TRIM(LEADING 'x' FROM 'xxxbarxxx')", 'barxxx'),
+      v("TRIM(BOTH 'x' FROM 'xxxbarxxx')", 'bar'),
+      v("'abc' LIKE 'ABC'", int(1)),
+      v("'a' = 'A'", int(1)),
+      v("FIELD('Bb', 'Aa', 'Bb', 'Cc')", int(2)),
+      v("ELT(1, 'Aa', 'Bb')", 'Aa'),
+      v("INSERT('Quadratic', 3, 4, 'What')", 'QuWhattic'),
+      v("STRCMP('text', 'text2')", int(-1)),
+      v('FORMAT(12332.123456, 4)', '12,332.1235'),
+      v("HEX('abc')", '616263'),
+      q(`${T} SELECT GROUP_CONCAT(DISTINCT k ORDER BY k DESC SEPARATOR '|') AS s FROM t`, [['b|a']]),
+      q(`${T} SELECT GROUP_CONCAT(v ORDER BY v) AS s FROM t WHERE k = 'a'`, [['1,2,2']]),
+    ],
+  },
+  {
+    family: 'regex',
+    doc: `${MY}regexp.html (REGEXP / RLIKE, REGEXP_REPLACE, REGEXP_SUBSTR, REGEXP_INSTR, REGEXP_LIKE: case-insensitive under the default collation)`,
+    cases: [
+      v("'Michael!' REGEXP '.*'", int(1), { printedNotOnMariaDb: REGEXP_LIKE }),
+      v("'abc' RLIKE '^a'", int(1), { printedNotOnMariaDb: REGEXP_LIKE }),
+      v("REGEXP_REPLACE('a b c', 'b', 'X')", 'a X c'),
+      v("REGEXP_SUBSTR('abc def ghi', '[a-z]+')", 'abc'),
+      v("REGEXP_INSTR('dog cat dog', 'dog')", int(1)),
+      v("REGEXP_LIKE('CamelCase', 'CAMELCASE')", int(1), {
+        notOnMariaDb: 'MariaDB has no REGEXP_LIKE (it has the REGEXP operator)',
+      }),
+    ],
+  },
+  {
+    family: 'conditional',
+    doc: `${MY}flow-control-functions.html (IF, IFNULL, NULLIF, CASE), comparison-operators.html (GREATEST and LEAST are NULL if any argument is NULL, <=> is NULL-safe, ISNULL, COALESCE, IN with NULL)`,
+    cases: [
+      v('IF(1 > 2, 2, 3)', int(3)),
+      v("IF(1 < 2, 'yes', 'no')", 'yes'),
+      v('IF(NULL, 1, 2)', int(2)),
+      v('IFNULL(1, 0)', int(1)),
+      v('IFNULL(NULL, 10)', int(10)),
+      v('NULLIF(1, 1)', null),
+      v('NULLIF(1, 2)', int(1)),
+      v('COALESCE(NULL, 1)', int(1)),
+      v("CASE 1 WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'more' END", 'one'),
+      v('GREATEST(2, 0)', int(2)),
+      v('GREATEST(1, NULL)', null),
+      v('LEAST(34.0, 3.0, 5.0, 767.0)', frac(3)),
+      v('1 <=> NULL', int(0)),
+      v('NULL <=> NULL', int(1)),
+      v('ISNULL(1 + 1)', int(0)),
+      v('1 IN (NULL, 2)', null),
+      q(`${T} SELECT SUM(v > 1) AS n FROM t`, [[4]]),
+    ],
+  },
+  {
+    family: 'json',
+    doc: `${MY}json-search-functions.html (JSON_EXTRACT, JSON_KEYS, JSON_CONTAINS, JSON_VALUE, column->path and ->>), json-modification-functions.html#function_json-unquote, json-attribute-functions.html (JSON_LENGTH, JSON_TYPE), json-creation-functions.html (JSON_OBJECT), aggregate-functions.html#function_json-arrayagg`,
+    cases: [
+      v("JSON_EXTRACT('[10, 20, [30, 40]]', '$[1]')", json(20)),
+      v('JSON_EXTRACT(\'{"id": 14, "name": "Aztalan"}\', \'$.name\')', json('Aztalan')),
+      v('JSON_UNQUOTE(JSON_EXTRACT(\'{"id": 14, "name": "Aztalan"}\', \'$.name\'))', 'Aztalan'),
+      v('JSON_LENGTH(\'[1, 2, {"a": 3}]\')', int(3)),
+      v("JSON_OBJECT('id', 87, 'name', 'carrot')", json({ id: 87, name: 'carrot' })),
+      v("JSON_CONTAINS('{\"a\": 1}', '1', '$.a')", int(1)),
+      v('JSON_KEYS(\'{"a": 1, "b": {"c": 30}}\')', json(['a', 'b'])),
+      v('JSON_VALUE(\'{"item": "shoes"}\', \'$.item\')', 'shoes'),
+      v("JSON_TYPE('[1]')", 'ARRAY'),
+      q('SELECT j->>\'$.name\' AS n FROM (SELECT \'{"name": "x"}\' AS j) AS t', [['x']], {
+        notOnMariaDb: 'MariaDB has no -> / ->> operators',
+      }),
+      q(`${T} SELECT JSON_ARRAYAGG(v) AS a FROM t WHERE v = 5`, [[json([5])]]),
+    ],
+  },
+];
