@@ -5,6 +5,7 @@ import type { CostModelSpec } from '../core/cost/models/index.ts';
 import type { ErrorCode, GatewayError, Result } from '../core/errors.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
 import type { RewriteOutcome } from '../core/rewrite/engine.ts';
+import type { RewriteRule } from '../core/rewrite/rule.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
 import { localSql } from '../core/sql/local-query.ts';
@@ -13,6 +14,7 @@ import { measureQuery } from '../core/sql/query-size.ts';
 import { checkReadOnly, checkReadOnlyTokens } from '../core/sql/read-only.ts';
 import { namedTables } from '../core/sql/references.ts';
 import type { NamedTable } from '../core/sql/references.ts';
+import { shapeDigest } from '../core/sql/shape-digest.ts';
 import type { Statement } from '../core/sql/tree.ts';
 
 /**
@@ -32,7 +34,17 @@ export type SqlTask = {
   readonly warehouse: string;
   readonly costSpec: CostModelSpec;
   /** Rewrite settings, or undefined: check (and translate) only, the original runs (`fallback: true`). */
-  readonly rewrite: { readonly disabled: readonly string[]; readonly budgetMs: number } | undefined;
+  readonly rewrite:
+    | {
+        readonly disabled: readonly string[];
+        readonly budgetMs: number;
+        /**
+         * Rules quarantined by shadow verification, by query shape (`shapeDigest`): off for a query of that
+         * shape, on for every other. Only the (few) quarantined shapes travel, never the whole store.
+         */
+        readonly quarantine?: Readonly<Record<string, readonly string[]>>;
+      }
+    | undefined;
   /**
    * The dialect an adapter that translates runs (its `translates`: DuckDB, local mode), or undefined: no
    * translation. The translation is local mode's (`localSql`), with the catalog's column types.
@@ -54,6 +66,8 @@ export type SqlPrepared = {
   readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
   /** With `translateTo`: `rewrittenSql` in that dialect. */
   readonly translated?: string;
+  /** The query's normalised shape (literals abstracted, core/sql/shape-digest.ts): what a quarantine names. */
+  readonly shapeDigest?: string;
 };
 
 export type SqlFailure = { code: ErrorCode; detail: string; context: Record<string, unknown> };
@@ -85,15 +99,21 @@ const translate = (
 
 const refused = (e: GatewayError): SqlOutcome => fail(e.code, e.detail, { ...e.context });
 
+/**
+ * `rules` replaces the registered rules (test/support/broken-rule-worker.ts puts a deliberately wrong one
+ * beside them to test shadow verification); the worker the pool starts from configuration never passes it.
+ */
 export const runSqlTask = (
   task: SqlTask,
   phase: (p: SqlPhase) => void,
   catalogFor: (tables: readonly NamedTable[] | undefined) => Catalog,
+  rules?: readonly RewriteRule[],
 ): SqlOutcome => {
   const { sql, dialect, caps } = task;
   if (sql.trim() === '') return fail('invalid-sql', 'The query is empty.');
   const tokens = tokenizeSql(sql, dialect);
   if (!tokens) return fail('invalid-sql', 'The query could not be read.');
+  const shape = shapeDigest(tokens, dialect);
   const size = measureQuery(tokens);
   if (size.tokens > caps.maxTokens) {
     return fail(
@@ -135,6 +155,7 @@ export const runSqlTask = (
         fallback: true,
         reason: 'the query is too deeply nested to analyse',
         parsed: false,
+        shapeDigest: shape,
         ...(out ? { translated: out.value } : {}),
       },
     };
@@ -151,7 +172,8 @@ export const runSqlTask = (
     ? rewriteStatement(original, sql, {
         dialect,
         catalog,
-        disabled: new Set(task.rewrite.disabled),
+        disabled: new Set([...task.rewrite.disabled, ...(task.rewrite.quarantine?.[shape] ?? [])]),
+        ...(rules ? { rules } : {}),
         budgetMs: task.rewrite.budgetMs,
         now: () => performance.now(),
         cost: estimate,
@@ -182,6 +204,7 @@ export const runSqlTask = (
       fallback: rewrite.fallback,
       ...(rewrite.reason !== undefined ? { reason: rewrite.reason } : {}),
       parsed: true,
+      shapeDigest: shape,
       costs: { original: originalCost, result: resultCost },
       ...(translated !== undefined ? { translated } : {}),
     },
