@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type Metrics = {
   readonly registry: Registry;
@@ -6,6 +6,11 @@ export type Metrics = {
   readonly queries: Counter<'warehouse' | 'status' | 'fallback'>;
   readonly savingsUsd: Counter<'warehouse'>;
   readonly rulesApplied: Counter<'rule'>;
+  /** Shadow verification: checks by outcome (match, mismatch, inconclusive, error, dropped). */
+  readonly shadowChecks: Counter<'outcome'>;
+  readonly shadowQueued: Gauge;
+  /** Rules quarantined for a query shape after a mismatch. */
+  readonly quarantines: Counter<'rule'>;
 };
 
 /** One registry per app, so that tests building several apps do not collide. */
@@ -36,6 +41,23 @@ export const createMetrics = (withDefaults = true): Metrics => {
     rulesApplied: new Counter({
       name: 'sqlgate_rewrite_rules_applied_total',
       help: 'Rewrite rules that changed a query',
+      labelNames: ['rule'],
+      registers: [registry],
+    }),
+    shadowChecks: new Counter({
+      name: 'sqlgate_shadow_checks_total',
+      help: 'Shadow verification checks (the original query run again and compared), by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    shadowQueued: new Gauge({
+      name: 'sqlgate_shadow_checks_queued',
+      help: 'Shadow verification checks waiting or running',
+      registers: [registry],
+    }),
+    quarantines: new Counter({
+      name: 'sqlgate_rule_quarantines_total',
+      help: 'Rewrite rules quarantined for a query shape after a shadow verification mismatch',
       labelNames: ['rule'],
       registers: [registry],
     }),

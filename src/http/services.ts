@@ -9,6 +9,8 @@ import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 import type { ForegroundGauge } from '../jobs/foreground.ts';
 import type { SqlWorkerPool } from '../services/sql-worker-pool.ts';
+import type { QuarantineCache } from '../services/rule-quarantine.ts';
+import type { ShadowVerifier } from '../services/shadow-verifier.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -26,4 +28,8 @@ export type Services = {
   readonly sqlPool: SqlWorkerPool;
   /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
   readonly foreground?: ForegroundGauge;
+  /** Shadow verification of sampled rewritten queries; closeServices drains it. */
+  readonly shadow?: ShadowVerifier;
+  /** This process's copy of the rule quarantine, re-read from the store; closeServices stops it. */
+  readonly quarantine?: QuarantineCache;
 };

@@ -7,8 +7,10 @@ import type {
   ExecuteOptions,
   ExecuteResult,
   ExplainResult,
+  RowTap,
   WarehouseAdapter,
 } from './adapter.ts';
+import { pgJsonValue } from './row-values.ts';
 import type { AuroraOptions } from './aurora-options.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
@@ -26,6 +28,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rowTap: true,
 };
 
 /** Values are only counted, never read: every column stays the wire's text, nothing is parsed. */
@@ -177,7 +180,7 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
           // Stopped while we were connecting: do not start the statement at all.
           const stopped = watch.reason();
           if (stopped) throw stoppedError(stopped, timeoutMs);
-          return countRows(client, stripTrailingSemicolons(sql));
+          return countRows(client, stripTrailingSemicolons(sql), options.tap);
         },
         (p) => (pid = p),
       );
@@ -242,7 +245,7 @@ const beginReadOnly = async (client: PoolClient, timeoutMs: number): Promise<pg.
 };
 
 /** Streams the statement and counts rows as they arrive; the extended protocol refuses a second statement. */
-const countRows = (client: PoolClient, sql: string): Promise<ExecuteResult> =>
+const countRows = (client: PoolClient, sql: string, tap?: RowTap): Promise<ExecuteResult> =>
   new Promise((resolve, reject) => {
     let rows = 0;
     const query = new pg.Query({
@@ -251,12 +254,18 @@ const countRows = (client: PoolClient, sql: string): Promise<ExecuteResult> =>
       types: RAW_TYPES,
       queryMode: 'extended',
     } as pg.QueryConfig);
-    query.on('row', () => {
+    query.on('row', (values: (string | null)[], result: pg.QueryResult | undefined) => {
       rows++;
+      if (tap) {
+        const fields = result?.fields ?? [];
+        tap.row(values.map((v, i) => pgJsonValue(v, fields[i]?.dataTypeID ?? 0)));
+      }
     });
     query.on('error', reject);
     query.on('end', (result: pg.QueryResult) => {
-      resolve({ rows, columns: (result.fields ?? []).map((f) => f.name) });
+      const columns = (result.fields ?? []).map((f) => f.name);
+      tap?.columns(columns);
+      resolve({ rows, columns });
     });
     client.query(query);
   });

@@ -8,10 +8,13 @@ const digest = (sql: string, dialect: SqlDialect = 'postgres'): string =>
 
 describe('shapeDigest', () => {
   it.each([
-    ['SELECT a FROM t WHERE g IN (1, 2)', "select a\nfrom t where g in (7, 8, 9) -- other literals"],
-    ["SELECT a FROM t WHERE s = 'x' AND d = DATE '2020-01-01'", "SELECT a FROM t WHERE s = 'yy' AND d = DATE '1999-12-31'"],
+    ['SELECT a FROM t WHERE g IN (1, 2)', 'select a\nfrom t where g in (7, 8, 9) -- other literals'],
+    [
+      "SELECT a FROM t WHERE s = 'x' AND d = DATE '2020-01-01'",
+      "SELECT a FROM t WHERE s = 'yy' AND d = DATE '1999-12-31'",
+    ],
     ['SELECT a FROM t LIMIT 10', 'SELECT /* c */ a FROM t LIMIT 20'],
-    ['SELECT 1.5e3, x\'ff\'', "SELECT 2, x'00'"],
+    ["SELECT 1.5e3, x'ff'", "SELECT 2, x'00'"],
   ])('gives %j and %j one shape', (a, b) => {
     expect(digest(a)).toBe(digest(b));
   });

@@ -38,5 +38,8 @@ export const shapeDigest = (tokens: readonly SqlToken[], dialect: SqlDialect): s
     // A quoted identifier keeps its case and is told apart from a keyword of the same letters.
     out.push(t.type === 'QUOTED_IDENTIFIER' ? JSON.stringify(t.text) : t.text.toLowerCase());
   }
-  return createHash('sha256').update(`${dialect}\n${out.join(' ')}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${dialect}\n${out.join(' ')}`)
+    .digest('hex')
+    .slice(0, 32);
 };

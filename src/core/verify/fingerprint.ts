@@ -33,10 +33,10 @@ export type Fingerprint = {
 
 export type Fingerprinter = {
   /** The result's column names, in order (once, before or after the rows). */
-  columns(names: readonly string[]): void;
+  readonly columns: (names: readonly string[]) => void;
   /** One row's values, in column order, as JSON-model values (exact numbers as `JSON.rawJSON` text). */
-  add(row: readonly unknown[]): void;
-  result(): Fingerprint;
+  readonly add: (row: readonly unknown[]) => void;
+  readonly result: () => Fingerprint;
 };
 
 /** A number that is not finite has no JSON form; it is compared by its name, apart from any string. */
