@@ -66,6 +66,10 @@ export const serve = async (config: Config): Promise<number> => {
     await app.close();
     app.log.info('http server closed');
     admin?.close();
+    // Shadow checks: finished within SQLGATE_SHADOW_SHUTDOWN_GRACE_MS, or dropped and counted; never a crash.
+    const shadow = await services.shadow?.close().catch(() => undefined);
+    if (shadow && shadow.finished + shadow.dropped > 0)
+      app.log.info({ shadow_checks: shadow }, 'shutdown: shadow checks finished or dropped');
     await closeServices(services);
     app.log.info('shutdown complete');
     process.exit(0);

@@ -52,7 +52,7 @@ export type ShadowVerifier = {
    * Drops checks not started (counted), lets running ones finish within the shutdown grace (or `graceMs`),
    * then cancels them (counted as dropped). Never throws.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number): Promise<{ finished: number; dropped: number }>;
 };
 
 /**
@@ -94,6 +94,12 @@ export const createShadowVerifier = (deps: {
   let reserved = 0;
   let closing = false;
   let idleWaiters: Array<() => void> = [];
+  // What happened to checks once shutdown began (close() reports it).
+  const atShutdown = { finished: 0, dropped: 0 };
+  const report = (e: ShadowEvent, rules: readonly string[]): void => {
+    if (closing) atShutdown[e === 'dropped' ? 'dropped' : 'finished']++;
+    deps.events(e, rules);
+  };
   const pending = (): number => reserved + queued.length + running.size;
   const settle = (): void => {
     if (pending() > 0) return;
@@ -178,7 +184,7 @@ export const createShadowVerifier = (deps: {
       result = await check(job, rewritten, controller.signal);
     } catch (e) {
       if (closing || controller.signal.aborted) {
-        deps.events('dropped', job.rules);
+        report('dropped', job.rules);
         return;
       }
       result = { outcome: 'error', detail: message(e) };
@@ -221,7 +227,7 @@ export const createShadowVerifier = (deps: {
         'shadow verification: could not record a check',
       );
     }
-    deps.events(result.outcome, job.rules);
+    report(result.outcome, job.rules);
   };
 
   const pump = (): void => {
@@ -245,7 +251,7 @@ export const createShadowVerifier = (deps: {
     sample: () => {
       if (closing || deps.sample <= 0 || !(random() < deps.sample)) return undefined;
       if (pending() >= deps.queue + deps.concurrency) {
-        deps.events('dropped', []);
+        report('dropped', []);
         return undefined;
       }
       reserved++;
@@ -271,7 +277,7 @@ export const createShadowVerifier = (deps: {
             .then(() => {
               if (!release()) return;
               if (closing) {
-                deps.events('dropped', job.rules);
+                report('dropped', job.rules);
                 settle();
                 return;
               }
@@ -289,9 +295,9 @@ export const createShadowVerifier = (deps: {
       pending() === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)),
     close: async (graceMs = deps.shutdownGraceMs) => {
       closing = true;
-      for (const q of queued.splice(0)) deps.events('dropped', q.job.rules);
+      for (const q of queued.splice(0)) report('dropped', q.job.rules);
       settle();
-      if (running.size === 0) return;
+      if (running.size === 0) return { ...atShutdown };
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
       const drained = new Promise<void>((resolve) => idleWaiters.push(resolve));
@@ -300,6 +306,7 @@ export const createShadowVerifier = (deps: {
       // Past the grace: the running checks' statements are cancelled; each is counted as dropped.
       for (const c of running) c.abort();
       if (pending() > 0) await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000))]);
+      return { ...atShutdown };
     },
   };
 };
