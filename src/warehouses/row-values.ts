@@ -68,3 +68,48 @@ export const mysqlJsonValue = (
   const text = typeof raw === 'string' ? raw : raw.toString('utf8');
   return MYSQL_NUMERIC.has(type) ? exactNumber(text) : text;
 };
+
+/** A BigQuery schema field, as getQueryResults reports it. */
+export type BigQueryField = {
+  readonly name?: string | null;
+  readonly type?: string | null;
+  readonly mode?: string | null;
+  readonly fields?: readonly BigQueryField[] | null;
+};
+
+const valueText = (v: unknown): string =>
+  typeof v === 'object' && v !== null && 'value' in v ? String((v as { value: unknown }).value) : String(v);
+
+/**
+ * A value of a BigQuery result row (the client's parsed form, `wrapIntegers: true`) by its schema field:
+ * INT64 and NUMERIC stay exact, dates and times their canonical text, BYTES base64, STRUCTs objects.
+ */
+export const bigQueryJsonValue = (v: unknown, field: BigQueryField, inArray = false): unknown => {
+  if (v === null || v === undefined) return null;
+  if (field.mode === 'REPEATED' && !inArray)
+    return Array.isArray(v) ? v.map((x) => bigQueryJsonValue(x, field, true)) : null;
+  switch (field.type) {
+    case 'INTEGER':
+    case 'INT64':
+    case 'NUMERIC':
+    case 'BIGNUMERIC':
+      return exactNumber(valueText(v));
+    case 'FLOAT':
+    case 'FLOAT64':
+      return typeof v === 'number' && Number.isFinite(v) ? v : exactNumber(valueText(v));
+    case 'BOOLEAN':
+    case 'BOOL':
+      return v === true || v === 'true';
+    case 'BYTES':
+      return Buffer.isBuffer(v) ? v.toString('base64') : valueText(v);
+    case 'RECORD':
+    case 'STRUCT': {
+      const o = v as Record<string, unknown>;
+      return Object.fromEntries(
+        (field.fields ?? []).map((f) => [f.name ?? '', bigQueryJsonValue(o[f.name ?? ''], f)]),
+      );
+    }
+    default:
+      return valueText(v);
+  }
+};

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -16,6 +16,8 @@ import { createSqlWorkerPool } from '../../src/services/sql-worker-pool.ts';
 import { InjectClient } from '../dashboard/helpers.ts';
 import { NODE, ROOT } from '../helpers/process.ts';
 import { BROKEN_RULE } from '../support/broken-rule.ts';
+import { startBigQueryStandin } from '../support/bigquery-standin.ts';
+import { CORPUS_DIR } from '../support/corpus-dir.ts';
 
 const pgUrl = process.env.SQLGATE_TEST_POSTGRES_URL;
 const myUrl = process.env.SQLGATE_TEST_MYSQL_URL;
@@ -25,6 +27,10 @@ if (pgUrl === undefined)
   );
 if (myUrl === undefined)
   console.info('shadow verification on aurora-mysql skipped: SQLGATE_TEST_MYSQL_URL is not set');
+if (!existsSync(CORPUS_DIR))
+  console.info(
+    `shadow verification on connected BigQuery skipped: no corpus at ${CORPUS_DIR} for the stand-in`,
+  );
 
 const tag = (): string => `shadow_${randomBytes(5).toString('hex')}`;
 
@@ -68,6 +74,27 @@ const FLAVOURS = [
     q2: 'SELECT n_name FROM nation WHERE n_regionkey IN (3, 4)',
     other: 'SELECT n_nationkey FROM nation WHERE n_regionkey IN (1, 2)',
     fresh: 'SELECT n_name, n_nationkey FROM nation WHERE n_regionkey IN (2, 3)',
+  },
+  {
+    name: 'connected BigQuery (the stand-in of its REST API)',
+    skip: pgUrl === undefined || !existsSync(CORPUS_DIR),
+    warehouse: 'bigquery',
+    env: async () => {
+      const s = await startBigQueryStandin({ pageSize: 7, pollWaitMs: 100, port: 56101 });
+      return {
+        env: {
+          SQLGATE_BIGQUERY_PROJECT: s.project,
+          SQLGATE_BIGQUERY_DATASET: s.dataset,
+          SQLGATE_BIGQUERY_API_ENDPOINT: s.url,
+          SQLGATE_BIGQUERY_MAX_RETRIES: '0',
+        },
+        drop: () => s.close(),
+      };
+    },
+    q1: 'SELECT n_name, n_nationkey FROM nation WHERE n_regionkey IN (1, 2)',
+    q2: 'SELECT n_name, n_nationkey FROM nation WHERE n_regionkey IN (3, 4)',
+    other: 'SELECT n_nationkey FROM nation WHERE n_regionkey IN (1, 2)',
+    fresh: 'SELECT n_name, n_regionkey FROM nation WHERE n_regionkey IN (2, 3)',
   },
   {
     name: 'aurora PostgreSQL',
