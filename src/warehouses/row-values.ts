@@ -78,7 +78,7 @@ export type BigQueryField = {
 };
 
 const valueText = (v: unknown): string =>
-  typeof v === 'object' && v !== null && 'value' in v ? String((v as { value: unknown }).value) : String(v);
+  typeof v === 'object' && v !== null && 'value' in v ? String(v.value) : String(v);
 
 /**
  * A value of a BigQuery result row (the client's parsed form, `wrapIntegers: true`) by its schema field:
@@ -88,7 +88,7 @@ export const bigQueryJsonValue = (v: unknown, field: BigQueryField, inArray = fa
   if (v === null || v === undefined) return null;
   if (field.mode === 'REPEATED' && !inArray)
     return Array.isArray(v) ? v.map((x) => bigQueryJsonValue(x, field, true)) : null;
-  switch (field.type) {
+  switch (field.type ?? '') {
     case 'INTEGER':
     case 'INT64':
     case 'NUMERIC':
