@@ -31,6 +31,8 @@ export type Config = Readonly<{
   shadowQueue: number;
   /** Shadow checks running at once. */
   shadowConcurrency: number;
+  /** Rows a shadow-checked result may have; a larger one is not checked (its rows are not hashed past it). */
+  shadowMaxRows: number;
   /** On shutdown, how long running shadow checks may take to finish before they are dropped and counted. */
   shadowShutdownGraceMs: number;
   /** How often a process re-reads the rule quarantine from the state store (other replicas', `sqlgate rules`). */
@@ -108,6 +110,11 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ['SQLGATE_SHADOW_QUEUE', '100', 'shadow checks waiting at most (more are dropped and counted)'],
   ['SQLGATE_SHADOW_CONCURRENCY', '1', 'shadow checks running at once'],
+  [
+    'SQLGATE_SHADOW_MAX_ROWS',
+    '20000',
+    'rows a shadow-checked result may have; past it the check is skipped (the tap costs microseconds per row)',
+  ],
   ['SQLGATE_SHADOW_SHUTDOWN_GRACE_MS', '5000', 'on shutdown, time for running shadow checks to finish'],
   ['SQLGATE_QUARANTINE_REFRESH_MS', '5000', 'how often the rule quarantine is re-read from the state store'],
   [
@@ -296,6 +303,7 @@ export const loadConfig = (env: Env): Config => {
     shadowSample: fraction(env, 'SQLGATE_SHADOW_SAMPLE', 0),
     shadowQueue: int(env, 'SQLGATE_SHADOW_QUEUE', 100, 0, 100_000),
     shadowConcurrency: int(env, 'SQLGATE_SHADOW_CONCURRENCY', 1, 1, 64),
+    shadowMaxRows: int(env, 'SQLGATE_SHADOW_MAX_ROWS', 20_000, 1, 1_000_000_000),
     shadowShutdownGraceMs: int(env, 'SQLGATE_SHADOW_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     quarantineRefreshMs: int(env, 'SQLGATE_QUARANTINE_REFRESH_MS', 5_000, 100, 3_600_000),
     rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),

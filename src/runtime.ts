@@ -190,6 +190,7 @@ export const shadowVerifierFor = (
     sample: config.shadowSample,
     queue: config.shadowQueue,
     concurrency: config.shadowConcurrency,
+    maxRows: config.shadowMaxRows,
     shutdownGraceMs: config.shadowShutdownGraceMs,
     events: (outcome, rules) => {
       metrics.shadowChecks.labels(outcome).inc();

@@ -22,6 +22,7 @@ const verifier = (over: { sample?: number; queue?: number; concurrency?: number;
     sample: over.sample ?? 1,
     queue: over.queue ?? 2,
     concurrency: over.concurrency ?? 1,
+    maxRows: 1000,
     shutdownGraceMs: 100,
     events: (e) => events.push(e),
     onQuarantine: () => Promise.resolve(),
@@ -29,6 +30,18 @@ const verifier = (over: { sample?: number; queue?: number; concurrency?: number;
   });
   return { v, events };
 };
+
+const job = (afterResponse: Promise<void>) => ({
+  queryLogId: '1',
+  attribution: { traceId: 'a'.repeat(32), accountId: 'a', keyId: 'k' },
+  warehouse: {} as never,
+  originalSql: 'SELECT 1',
+  rewrittenSql: 'SELECT 1',
+  rules: ['r'],
+  shapeDigest: '0'.repeat(32),
+  afterResponse,
+  warn: () => undefined,
+});
 
 describe('the shadow check queue', () => {
   it('samples at the configured fraction and never at 0', () => {
@@ -62,21 +75,22 @@ describe('the shadow check queue', () => {
     expect(v.sample()).toBeDefined();
   });
 
+  it('skips, without queueing, a check whose result had more rows than the limit', async () => {
+    const { v, events } = verifier({});
+    const t = v.sample()!;
+    t.tap.columns(['a']);
+    for (let i = 0; i <= 1000; i++) t.tap.row([i]);
+    t.submit(job(Promise.resolve()));
+    await v.idle();
+    expect(events).toEqual(['skipped']);
+    expect(v.pending).toBe(0);
+  });
+
   it('drops on shutdown the checks whose response goes after it began, and takes no more', async () => {
     const { v, events } = verifier({});
     const t = v.sample()!;
     let sent: () => void = () => undefined;
-    t.submit({
-      queryLogId: '1',
-      attribution: { traceId: 'a'.repeat(32), accountId: 'a', keyId: 'k' },
-      warehouse: {} as never,
-      originalSql: 'SELECT 1',
-      rewrittenSql: 'SELECT 1',
-      rules: ['r'],
-      shapeDigest: '0'.repeat(32),
-      afterResponse: new Promise<void>((r) => (sent = r)),
-      warn: () => undefined,
-    });
+    t.submit(job(new Promise<void>((r) => (sent = r))));
     const closed = await v.close();
     expect(v.sample()).toBeUndefined();
     sent();

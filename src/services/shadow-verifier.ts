@@ -11,8 +11,11 @@ import { prepareQuery } from './prepare-query.ts';
 import type { RewriteSettings } from './prepare-query.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
 
-/** What a check ends as; `dropped`: never ran (queue full, or the process shutting down). */
-export type ShadowEvent = ShadowOutcome | 'dropped';
+/**
+ * What a check ends as; `dropped`: never ran (queue full, or the process shutting down); `skipped`: the result
+ * had more rows than SQLGATE_SHADOW_MAX_ROWS (fingerprinting it would cost the serving thread too much).
+ */
+export type ShadowEvent = ShadowOutcome | 'dropped' | 'skipped';
 
 /** A rewritten query that ran for a user, to check once the user has had the answer. */
 export type ShadowJob = {
@@ -76,6 +79,8 @@ export const createShadowVerifier = (deps: {
   sample: number;
   queue: number;
   concurrency: number;
+  /** Rows a checked result may have (SQLGATE_SHADOW_MAX_ROWS): the tap stops hashing past it, the check is skipped. */
+  maxRows: number;
   /** SQLGATE_SHADOW_SHUTDOWN_GRACE_MS. */
   shutdownGraceMs: number;
   events: (e: ShadowEvent, rules: readonly string[]) => void;
@@ -114,7 +119,7 @@ export const createShadowVerifier = (deps: {
     translated: string | undefined,
     signal: AbortSignal,
   ): Promise<Fingerprint> => {
-    const fp = createFingerprinter(key);
+    const fp = createFingerprinter(key, deps.maxRows);
     await job.warehouse.adapter.execute(sql, {
       timeoutMs: deps.statementTimeoutMs,
       attribution: job.attribution,
@@ -255,7 +260,7 @@ export const createShadowVerifier = (deps: {
         return undefined;
       }
       reserved++;
-      const fp = createFingerprinter(key);
+      const fp = createFingerprinter(key, deps.maxRows);
       let done = false;
       const release = (): boolean => {
         if (done) return false;
@@ -276,8 +281,8 @@ export const createShadowVerifier = (deps: {
             .catch(() => undefined)
             .then(() => {
               if (!release()) return;
-              if (closing) {
-                report('dropped', job.rules);
+              if (closing || rewritten.truncated) {
+                report(closing ? 'dropped' : 'skipped', job.rules);
                 settle();
                 return;
               }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFingerprinter, sameFingerprint } from './fingerprint.ts';
+import { canonicalText } from './canonical.ts';
+import { canonicalRowText, createFingerprinter, sameFingerprint } from './fingerprint.ts';
 import type { Fingerprint } from './fingerprint.ts';
 import { permutation, prng, renderValue, valueModel } from './json-model.fixture.ts';
 import type { Model } from './json-model.fixture.ts';
@@ -85,6 +86,21 @@ describe('the multiset fingerprint', () => {
     // Both sides of the equivalence were exercised.
     expect(equalSeen).toBeGreaterThan(50);
     expect(differentSeen).toBeGreaterThan(50);
+  });
+
+  it('reduces a row to exactly the canonical text of POST /verify', () => {
+    fc.assert(
+      fc.property(rowsModel, fc.nat(), (rows, seed) => {
+        const rnd = prng(seed);
+        for (const r of rows) {
+          const row = decode(r, rnd);
+          expect(canonicalRowText(row)).toBe(canonicalText(row));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    for (const n of [0, -0, 1, -1, 10, 150, -1200, 9007199254740991, 1.5, 1e21, 1e-7])
+      expect(canonicalRowText([n])).toBe(canonicalText([n]));
   });
 
   it('tells a row twice from the row once (a xor would not) and sees column names and order', () => {

@@ -4,12 +4,13 @@
  *
  * Each row is reduced to the canonical text POST /verify compares rows by (`canonicalText`: numbers by exact
  * decimal value, so `1` = `1.0`, strings exactly, `null` apart from a missing value, arrays in order, object
- * keys sorted); the text is hashed to 128 bits with a keyed HMAC-SHA-256, and the fingerprint is the SUM of
+ * keys sorted); the text is hashed to 128 bits with SHA-256 under a secret prefix key, and the fingerprint is the SUM of
  * the row hashes modulo 2^128, the row count, and a hash of the column names in order. A sum (not a xor)
  * so that a row occurring twice does not cancel out; the count is kept beside it as a cheap first check.
  *
- * Why collisions are negligible: with the row hash a random function (HMAC under a key the fingerprinting
- * process draws at random and never shows), two different multisets differ in some row's multiplicity by
+ * Why collisions are negligible: with the row hash a random function (SHA-256 of a key the fingerprinting
+ * process draws at random and never shows, followed by the row's text: a pseudo-random function, since no hash
+ * is ever shown there is nothing to extend), two different multisets differ in some row's multiplicity by
  * d ≠ 0, and their sums are equal only if d·h(row) equals a value independent of h(row) mod 2^128. For
  * d = 2^k·odd this happens with probability 2^-(128-k), and k ≤ 53 for any count a JS number holds, so at
  * worst 2^-75 per comparison, and 2^-128 for the common case of a row present on one side only. The key
@@ -19,8 +20,8 @@
  * @example
  * const fp = createFingerprinter(key); fp.columns(['a']); fp.add([1]); fp.add([null]); fp.result()
  */
-import { createHmac } from 'node:crypto';
-import { canonicalText } from './canonical.ts';
+import { createHash, hash } from 'node:crypto';
+import { canonicalNumberText, canonicalText } from './canonical.ts';
 import { rawJson, rawJsonText } from './raw-json.ts';
 
 export type Fingerprint = {
@@ -29,6 +30,8 @@ export type Fingerprint = {
   readonly rows: number;
   /** The sum of the rows' 128-bit hashes modulo 2^128, 32 hex digits. */
   readonly sum: string;
+  /** More rows came than the fingerprinter's limit: `sum` covers the first `limit` only (`rows` counts all). */
+  readonly truncated: boolean;
 };
 
 export type Fingerprinter = {
@@ -51,31 +54,63 @@ const cell = (v: unknown): unknown => {
   return v;
 };
 
-/** The canonical text of one row, as POST /verify compares it (values in column order). */
-export const canonicalRowText = (row: readonly unknown[]): string => canonicalText(row.map(cell));
+/** `canonicalText` of a safe integer without the regular expression: digits without trailing zeros, e = length. */
+const integerText = (n: number): string => {
+  if (n === 0) return '#0';
+  const t = String(n);
+  const neg = t.charCodeAt(0) === 45;
+  const digits = neg ? t.slice(1) : t;
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  return `#${neg ? '-' : ''}${digits.slice(0, end)}e${digits.length}`;
+};
 
-export const createFingerprinter = (key: Uint8Array): Fingerprinter => {
+/** One value's canonical text: the scalars a result is mostly made of without building anything. */
+const cellText = (v: unknown): string => {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return integerText(v);
+  const raw = rawJsonText(v);
+  return raw !== undefined ? `#${canonicalNumberText(raw)}` : canonicalText(cell(v));
+};
+
+/** The canonical text of one row, as POST /verify compares it (values in column order). */
+export const canonicalRowText = (row: readonly unknown[]): string => {
+  let out = '[';
+  for (let i = 0; i < row.length; i++) out += (i > 0 ? ',' : '') + cellText(row[i]);
+  return `${out}]`;
+};
+
+/**
+ * `limit`: rows past it are counted, not hashed (the caller bounds the CPU a check may cost; a fingerprint
+ * that is `truncated` proves nothing about the rows past the limit).
+ */
+export const createFingerprinter = (key: Uint8Array, limit = Infinity): Fingerprinter => {
+  // The key as a text prefix: one-shot `hash` of a string is several times cheaper than an HMAC object per row.
+  const prefix = `${Buffer.from(key).toString('hex')}\n`;
   // Four 32-bit words, least significant first; carries propagate, the last one falls off (mod 2^128).
   const sum = [0, 0, 0, 0];
   let rows = 0;
   let columns = '';
   return {
     columns: (names) => {
-      columns = createHmac('sha256', key).update(JSON.stringify(names)).digest('hex').slice(0, 32);
+      columns = createHash('sha256').update(prefix).update(JSON.stringify(names)).digest('hex').slice(0, 32);
     },
     add: (row) => {
-      const h = createHmac('sha256', key).update(canonicalRowText(row)).digest();
+      if (++rows > limit) return;
+      const h = hash('sha256', prefix + canonicalRowText(row), 'buffer');
       let carry = 0;
       for (let i = 0; i < 4; i++) {
         const t = sum[i]! + h.readUInt32LE(4 * i) + carry;
         sum[i] = t >>> 0;
         carry = t > 0xffffffff ? 1 : 0;
       }
-      rows++;
     },
     result: () => ({
       columns,
       rows,
+      truncated: rows > limit,
       sum: sum
         .map((w) => w.toString(16).padStart(8, '0'))
         .reverse()
