@@ -5,7 +5,13 @@ import { createShadowVerifier } from './shadow-verifier.ts';
 import type { ShadowEvent } from './shadow-verifier.ts';
 
 /** The queue and sampling alone: nothing here reaches the store, the pool or a warehouse. */
-const verifier = (over: { sample?: number; queue?: number; concurrency?: number; random?: () => number }) => {
+const verifier = (over: {
+  sample?: number;
+  queue?: number;
+  concurrency?: number;
+  random?: () => number;
+  gate?: () => Promise<void>;
+}) => {
   const events: ShadowEvent[] = [];
   const v = createShadowVerifier({
     db: {} as Db,
@@ -27,6 +33,7 @@ const verifier = (over: { sample?: number; queue?: number; concurrency?: number;
     events: (e) => events.push(e),
     onQuarantine: () => Promise.resolve(),
     ...(over.random ? { random: over.random } : {}),
+    ...(over.gate ? { gate: over.gate } : {}),
   });
   return { v, events };
 };
@@ -97,5 +104,17 @@ describe('the shadow check queue', () => {
     await v.idle();
     expect(events).toEqual(['dropped']);
     expect(closed).toEqual({ finished: 0, dropped: 0 });
+  });
+
+  it('cancels a check still running past the shutdown grace and counts it dropped', async () => {
+    const { v, events } = verifier({ gate: () => new Promise<void>(() => undefined) });
+    v.sample()!.submit(job(Promise.resolve()));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(v.pending).toBe(1);
+    const started = performance.now();
+    expect(await v.close(50)).toEqual({ finished: 0, dropped: 1 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(events).toEqual(['dropped']);
+    expect(v.pending).toBe(0);
   });
 });

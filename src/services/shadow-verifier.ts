@@ -99,6 +99,7 @@ export const createShadowVerifier = (deps: {
   let reserved = 0;
   let closing = false;
   let idleWaiters: Array<() => void> = [];
+  let stoppedWaiters: Array<() => void> = [];
   // What happened to checks once shutdown began (close() reports it).
   const atShutdown = { finished: 0, dropped: 0 };
   const report = (e: ShadowEvent, rules: readonly string[]): void => {
@@ -107,6 +108,11 @@ export const createShadowVerifier = (deps: {
   };
   const pending = (): number => reserved + queued.length + running.size;
   const settle = (): void => {
+    if (running.size === 0) {
+      const s = stoppedWaiters;
+      stoppedWaiters = [];
+      for (const f of s) f();
+    }
     if (pending() > 0) return;
     const w = idleWaiters;
     idleWaiters = [];
@@ -184,7 +190,11 @@ export const createShadowVerifier = (deps: {
   const run = async (job: ShadowJob, rewritten: Fingerprint, controller: AbortController): Promise<void> => {
     let result: Awaited<ReturnType<typeof check>>;
     try {
-      await deps.gate?.();
+      if (deps.gate)
+        await Promise.race([
+          deps.gate(),
+          new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true })),
+        ]);
       if (closing) throw new Error('shutting down');
       result = await check(job, rewritten, controller.signal);
     } catch (e) {
@@ -303,14 +313,17 @@ export const createShadowVerifier = (deps: {
       for (const q of queued.splice(0)) report('dropped', q.job.rules);
       settle();
       if (running.size === 0) return { ...atShutdown };
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-      const drained = new Promise<void>((resolve) => idleWaiters.push(resolve));
-      await Promise.race([drained, grace]);
-      clearTimeout(timer);
+      // Only the running checks are waited for (one whose response has not gone yet is dropped when it goes).
+      const stopped = new Promise<void>((resolve) => stoppedWaiters.push(resolve));
+      const within = async (ms: number): Promise<void> => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+        clearTimeout(timer);
+      };
+      await within(graceMs);
       // Past the grace: the running checks' statements are cancelled; each is counted as dropped.
       for (const c of running) c.abort();
-      if (pending() > 0) await Promise.race([drained, new Promise((r) => setTimeout(r, 5_000))]);
+      await within(5_000);
       return { ...atShutdown };
     },
   };
