@@ -195,11 +195,11 @@ export const shadowVerifierFor = (
     events: (outcome, rules) => {
       metrics.shadowChecks.labels(outcome).inc();
       if (outcome === 'mismatch') for (const r of rules) metrics.quarantines.labels(r).inc();
-      metrics.shadowQueued.set(verifier.pending);
     },
     onQuarantine: () => quarantine.refresh(),
     ...(gate ? { gate } : {}),
   });
+  metrics.shadowPending = () => verifier.pending;
   return verifier;
 };
 

@@ -9,6 +9,8 @@ export type Metrics = {
   /** Shadow verification: checks by outcome (match, mismatch, inconclusive, error, dropped). */
   readonly shadowChecks: Counter<'outcome'>;
   readonly shadowQueued: Gauge;
+  /** Where `shadowQueued` reads its value when scraped (the shadow verifier's pending count). */
+  shadowPending: () => number;
   /** Rules quarantined for a query shape after a mismatch. */
   readonly quarantines: Counter<'rule'>;
 };
@@ -17,7 +19,8 @@ export type Metrics = {
 export const createMetrics = (withDefaults = true): Metrics => {
   const registry = new Registry();
   if (withDefaults) collectDefaultMetrics({ register: registry, prefix: 'sqlgate_' });
-  return {
+  const metrics: Metrics = {
+    shadowPending: () => 0,
     registry,
     httpDuration: new Histogram({
       name: 'sqlgate_http_request_duration_seconds',
@@ -51,9 +54,12 @@ export const createMetrics = (withDefaults = true): Metrics => {
       registers: [registry],
     }),
     shadowQueued: new Gauge({
-      name: 'sqlgate_shadow_checks_queued',
-      help: 'Shadow verification checks waiting or running',
+      name: 'sqlgate_shadow_checks_pending',
+      help: 'Shadow verification checks waiting for their response to go, queued or running',
       registers: [registry],
+      collect() {
+        this.set(metrics.shadowPending());
+      },
     }),
     quarantines: new Counter({
       name: 'sqlgate_rule_quarantines_total',
@@ -62,4 +68,5 @@ export const createMetrics = (withDefaults = true): Metrics => {
       registers: [registry],
     }),
   };
+  return metrics;
 };

@@ -253,6 +253,9 @@ describe.each(FLAVOURS)('shadow verification on $name', (f) => {
       expect(first.rules_applied).toContain(BROKEN_RULE);
       expect(s.shadow!.pending).toBe(1);
       expect(await metric('mismatch')).toBe(0);
+      expect((await app!.inject({ method: 'GET', url: '/metrics' })).body).toMatch(
+        /^sqlgate_shadow_checks_pending 1$/m,
+      );
       openGate();
       await s.shadow!.idle();
 
