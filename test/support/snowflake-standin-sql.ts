@@ -303,7 +303,7 @@ const rowsetValue = (v: unknown): string | null => {
       return `${sign}${abs / 1_000_000n}.${String(abs % 1_000_000n).padStart(6, '0')}000`;
     }
   }
-  return String(v);
+  return JSON.stringify(v);
 };
 
 const TYPE_ID: Partial<Record<StatementType, number>> = {
