@@ -1,7 +1,7 @@
 import type { Connection, ConnectionOptions, RowStatement } from 'snowflake-sdk';
 import { findTable } from '../core/catalog.ts';
 import type { Catalog } from '../core/catalog.ts';
-import { GatewayError } from '../core/errors.ts';
+import { GatewayError, RETRY_AFTER } from '../core/errors.ts';
 import type {
   Attribution,
   Capabilities,
@@ -15,6 +15,7 @@ import type { Row } from './snowflake-catalog.ts';
 import { parseExplainJson } from './snowflake-cost.ts';
 import type { SnowflakePlan } from './snowflake-cost.ts';
 import { snowflakeError } from './snowflake-errors.ts';
+import { sessionPool } from './snowflake-pool.ts';
 import {
   abortedBeforeStart,
   stoppedError,
@@ -88,7 +89,7 @@ export const queryTag = (a: Attribution | undefined): string =>
 
 /**
  * Snowflake through the official driver (`snowflake-sdk`, loaded on first open), a pool of sessions
- * (`createPool`, generic-pool). A query runs with `streamResult`: rows are counted as the driver streams them
+ * (`snowflake-pool.ts`). A query runs with `streamResult`: rows are counted as the driver streams them
  * (the first rows come inline, the rest as result chunks fetched one by one), never held; statement-level
  * parameters carry `QUERY_TAG` (trace id, account, key), `MULTI_STATEMENT_COUNT = 1` and
  * `STATEMENT_TIMEOUT_IN_SECONDS` (deadline + 5 s: the backstop should the cancel not arrive). At the deadline
@@ -121,19 +122,40 @@ export const openSnowflake = async (
     ...(o.role !== undefined ? { role: o.role } : {}),
     ...(o.accessUrl !== undefined ? { accessUrl: o.accessUrl } : {}),
     application: 'sqlgate',
+    // A login is tried twice, not eight times over minutes: an outage at login is answered 503 at once.
+    sfRetryMaxLoginRetries: 1,
   };
-  const pool = snowflake.createPool(connection, {
+  const pool = sessionPool<Connection>({
     max: o.poolSize,
-    min: 0,
-    // A login that hangs must not hold the caller past its deadline; the watch answers it earlier.
-    acquireTimeoutMillis: Math.max(o.statementTimeoutMs, 10_000),
-    evictionRunIntervalMillis: 60_000,
-    idleTimeoutMillis: 10 * 60_000,
+    idleMs: 10 * 60_000,
+    open: () =>
+      new Promise<Connection>((resolve, reject) => {
+        snowflake.createConnection(connection).connect((err, conn) => (err ? reject(err) : resolve(conn)));
+      }),
+    close: (conn) => new Promise<void>((resolve) => conn.destroy(() => resolve())),
   });
   const endpoint = o.accessUrl ?? `https://${o.account}.snowflakecomputing.com`;
   const where = { credentials: o.credentialsHint, endpoint };
   const fail = (e: unknown): never => {
     throw snowflakeError(e, where) ?? e;
+  };
+
+  /**
+   * Whether the endpoint answers at all (one HTTP request, 1 s): the driver retries 5xx answers and socket
+   * failures of a statement with backoff until the deadline, so a deadline reached before Snowflake answered
+   * the statement once is told apart by asking directly. Any answer below 500 means reachable.
+   */
+  const reachable = async (): Promise<boolean> => {
+    try {
+      const res = await fetch(`${endpoint}/session/heartbeat`, {
+        method: 'GET',
+        signal: AbortSignal.timeout(1_000),
+      });
+      await res.body?.cancel();
+      return res.status < 500;
+    } catch {
+      return false;
+    }
   };
 
   /** A pooled session for `use`; a session that saw a network failure is dropped, not returned. */
@@ -147,8 +169,7 @@ export const openSnowflake = async (
       broken = mapped?.retryable === true || !conn.isUp();
       throw e;
     } finally {
-      if (broken) await pool.destroy(conn).catch(() => undefined);
-      else await pool.release(conn).catch(() => undefined);
+      pool.release(conn, broken);
     }
   };
 
@@ -188,6 +209,8 @@ export const openSnowflake = async (
       );
     const timeoutMs = Math.min(options.timeoutMs, o.statementTimeoutMs);
     let stmt: RowStatement | undefined;
+    // Snowflake answered the statement (its result, or an error): a deadline after that is the statement's.
+    let answered = false;
     let stream: (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
     let stop: (e: GatewayError) => void = () => undefined;
     const stopped = new Promise<never>((_, reject) => {
@@ -215,7 +238,11 @@ export const openSnowflake = async (
               MULTI_STATEMENT_COUNT: 1,
               STATEMENT_TIMEOUT_IN_SECONDS: Math.ceil(timeoutMs / 1000) + 5,
             },
-            complete: (err, s) => (err ? reject(err) : resolve(s)),
+            complete: (err, s) => {
+              answered = true;
+              if (err) reject(err);
+              else resolve(s);
+            },
           });
         });
         let rows = 0;
@@ -239,6 +266,13 @@ export const openSnowflake = async (
       return await Promise.race([run(), stopped]);
     } catch (e) {
       const reason = watch.reason();
+      if (reason === 'timeout' && !answered && !(await reachable()))
+        throw new GatewayError(
+          'warehouse-unavailable',
+          `Snowflake did not answer at ${endpoint} within ${timeoutMs} ms.`,
+          { [RETRY_AFTER]: 1 },
+          true,
+        );
       if (reason !== undefined) throw stoppedError(reason, timeoutMs);
       return fail(e);
     } finally {
@@ -320,9 +354,6 @@ export const openSnowflake = async (
         () => true,
         () => false,
       ),
-    close: async () => {
-      await pool.drain();
-      await pool.clear();
-    },
+    close: () => pool.close(),
   };
 };

@@ -298,6 +298,83 @@ describe('snowflake connected: authentication and faults', () => {
     }
   });
 
+  it('the service down at login (503): warehouse-unavailable, retryable, promptly', async () => {
+    standin.faults = { unavailable: true };
+    const a = await open(standin);
+    try {
+      const started = Date.now();
+      const e = await rejection(a.execute('SELECT 1', { timeoutMs: 20_000 }));
+      expect(e).toMatchObject({ code: 'warehouse-unavailable', retryable: true });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(await a.ping()).toBe(false);
+    } finally {
+      standin.faults = {};
+      await a.close();
+    }
+  });
+
+  it('the service going down under an open session: warehouse-unavailable at the deadline, not a timeout', async () => {
+    const a = await open(standin);
+    try {
+      expect((await a.execute('SELECT 1', { timeoutMs: 5_000 })).rows).toBe(1);
+      standin.faults = { unavailable: true };
+      const e = await rejection(a.execute('SELECT 2', { timeoutMs: 1_500 }));
+      expect(e).toMatchObject({ code: 'warehouse-unavailable', retryable: true });
+      standin.faults = {};
+      // Reachable but slow is the statement's own timeout.
+      standin.faults = { queryDelayMs: 5_000 };
+      expect((await rejection(a.execute('SELECT 3', { timeoutMs: 800 }))).code).toBe('query-timeout');
+    } finally {
+      standin.faults = {};
+      await a.close();
+    }
+  });
+
+  it('the endpoint not listening: warehouse-unavailable naming the endpoint', async () => {
+    const gone = await startSnowflakeStandin({ port: 56213 });
+    const url = gone.url;
+    await gone.close();
+    const a = await openSnowflake({
+      account: 'SQLGATE_TEST',
+      user: 'SQLGATE',
+      auth: { kind: 'password', password: 'x' },
+      accessUrl: url,
+      poolSize: 1,
+      statementTimeoutMs: 20_000,
+      catalogTtlMs: 1_000,
+      credentialsHint: 'SQLGATE_SNOWFLAKE_PASSWORD',
+    });
+    try {
+      const e = await rejection(a.execute('SELECT 1', { timeoutMs: 20_000 }));
+      expect(e).toMatchObject({ code: 'warehouse-unavailable', retryable: true });
+      expect(e.detail).toContain(url);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('a result chunk failing mid-result: warehouse-unavailable, not a short count', async () => {
+    const chunked = await startSnowflakeStandin({
+      port: 56214,
+      publicKey: keys.publicKey,
+      firstRows: 100,
+      chunkRows: 1000,
+    });
+    const a = await open(chunked);
+    try {
+      chunked.faults = { failChunk: 2 };
+      const e = await rejection(a.execute('SELECT l_orderkey FROM lineitem', { timeoutMs: 20_000 }));
+      expect(e).toMatchObject({ code: 'warehouse-unavailable', retryable: true });
+      chunked.faults = {};
+      expect((await a.execute('SELECT l_orderkey FROM lineitem', { timeoutMs: 20_000 })).rows).toBe(
+        chunked.tables.get('lineitem')?.rows,
+      );
+    } finally {
+      await a.close();
+      await chunked.close();
+    }
+  });
+
   it('closes its sessions on close (session delete)', async () => {
     const a = await open(standin);
     await a.execute('SELECT 1', { timeoutMs: 5_000 });
