@@ -22,7 +22,7 @@ import type { QueryResult, SnowflakeError, SqlContext } from './snowflake-standi
 export type SnowflakeStandinFaults = {
   /** Every call is answered HTTP 503 (the service is down). */
   unavailable?: boolean;
-  /** A query waits this long before it runs (the driver sees 333333 and polls the result URL meanwhile). */
+  /** A query (not an EXPLAIN) waits this long before it runs (the driver sees 333333 and polls meanwhile). */
   queryDelayMs?: number;
   /** The n-th result chunk (0-based) of every query is answered 404. */
   failChunk?: number;
@@ -30,8 +30,10 @@ export type SnowflakeStandinFaults = {
   expireSessionToken?: boolean;
   /** The socket of every query-request is destroyed without an answer. */
   dropQueries?: boolean;
-  /** EXPLAIN is refused with this compilation error (to see the heuristic fallback). */
+  /** EXPLAIN is refused (000002 unsupported feature), to see the heuristic fallback. */
   refuseExplain?: boolean;
+  /** Overrides EXPLAIN's bytesAssigned for some query texts (the text after `EXPLAIN USING JSON`). */
+  explainBytes?: (sql: string) => number | undefined;
 };
 
 export type RecordedRequest = {
@@ -418,13 +420,22 @@ export const startSnowflakeStandin = async (
     else {
       const timeoutS = Number(effective.STATEMENT_TIMEOUT_IN_SECONDS ?? 0);
       if (timeoutS > 0) timer = setTimeout(() => q.abort('timeout'), timeoutS * 1000);
-      const delay = state.faults.queryDelayMs ?? 0;
+      const delay = compiled.kind === 'explain' ? 0 : (state.faults.queryDelayMs ?? 0);
       void (async () => {
         if (delay > 0) await new Promise((r) => setTimeout(r, delay));
         if (q.state === 'done') return;
         const running = run(ctx, compiled, sql);
         interrupt = running.interrupt;
-        end(await running.result);
+        const out = await running.result;
+        const bytes =
+          compiled.kind === 'explain'
+            ? state.faults.explainBytes?.(sql.replace(/^\s*EXPLAIN\s+USING\s+JSON\s+/i, ''))
+            : undefined;
+        if (bytes !== undefined && !('code' in out) && typeof out.rows[0]?.[0] === 'string') {
+          const plan = JSON.parse(out.rows[0][0]) as { GlobalStats: { bytesAssigned: number } };
+          plan.GlobalStats.bytesAssigned = bytes;
+          end({ ...out, rows: [[JSON.stringify(plan)]] });
+        } else end(out);
       })();
     }
     await hold(res, q, session);
