@@ -292,11 +292,10 @@ export const openSnowflake = async (
         rowsOf(
           `SELECT TABLE_NAME, TABLE_TYPE, CLUSTERING_KEY, ROW_COUNT, BYTES FROM ${infoSchema}.TABLES WHERE TABLE_SCHEMA = ${schemaLiteral}`,
         ),
-        o.schema !== undefined
-          ? rowsOf(
-              `SHOW PRIMARY KEYS IN SCHEMA ${o.database !== undefined ? `${o.database}.` : ''}${o.schema}`,
-            )
-          : Promise.resolve([]),
+        // Without a name, SHOW … IN SCHEMA reads the session's current schema, as CURRENT_SCHEMA() above.
+        rowsOf(
+          `SHOW PRIMARY KEYS IN SCHEMA${o.schema !== undefined ? ` ${o.database !== undefined ? `${o.database}.` : ''}${o.schema}` : ''}`,
+        ),
       ]);
       return snowflakeCatalogOf(columns, tables, keys);
     } catch (e) {

@@ -97,7 +97,7 @@ const locate = (text: string, token: string): { line: number; position: number }
 
 const WAIT = /^\s*SELECT\s+SYSTEM\$WAIT\s*\(\s*(\d+(?:\.\d+)?)\s*\)\s*$/i;
 const EXPLAIN = /^\s*EXPLAIN\s+USING\s+(\w+)\s+([\s\S]*)$/i;
-const SHOW_KEYS = /^\s*SHOW\s+PRIMARY\s+KEYS\s+IN\s+SCHEMA\s+(?:"?(\w+)"?\.)?"?(\w+)"?\s*$/i;
+const SHOW_KEYS = /^\s*SHOW\s+PRIMARY\s+KEYS\s+IN\s+SCHEMA(?:\s+(?:"?(\w+)"?\.)?"?(\w+)"?)?\s*$/i;
 
 const strip = (sql: string): string => sql.replace(/[\s;]+$/, '');
 
@@ -115,7 +115,8 @@ export const compile = (
   if (wait) return { kind: 'wait', seconds: Number(wait[1]), label: `SYSTEM$WAIT(${wait[1] ?? ''})` };
   const keys = SHOW_KEYS.exec(sql);
   if (keys) {
-    const schema = (keys[2] ?? '').toUpperCase();
+    // Without a name: the session's schema, which is the stand-in's one schema.
+    const schema = (keys[2] ?? ctx.schema).toUpperCase();
     const db = (keys[1] ?? ctx.database).toUpperCase();
     if (schema !== ctx.schema || db !== ctx.database)
       return sfError(
@@ -155,7 +156,8 @@ const compileQuery = (
   | { kind: 'query'; duckSql: string; referenced: string[] }
   | { kind: 'refused'; statementTypeId: number; referenced: string[] }
   | SnowflakeError => {
-  const parsed = parseSql(sql, 'snowflake');
+  // The session's schema is the stand-in's one schema.
+  const parsed = parseSql(sql.replace(/\bCURRENT_SCHEMA\(\)/gi, `'${ctx.schema}'`), 'snowflake');
   if (!parsed.ok) {
     const f = parsed.failure;
     const line = f.kind === 'syntax' && f.line !== undefined ? f.line : 1;

@@ -207,6 +207,26 @@ describe('snowflake connected: the driver against the stand-in', () => {
     expect(standin.queries.length).toBe(asked);
   });
 
+  it('introspects the session’s current schema when none is configured', async () => {
+    const a = await openSnowflake({
+      account: standin.account,
+      user: standin.user,
+      auth: { kind: 'key-pair', privateKey: keys.privateKey },
+      accessUrl: standin.url,
+      poolSize: 1,
+      statementTimeoutMs: 10_000,
+      catalogTtlMs: 60_000,
+      credentialsHint: 'X',
+    });
+    try {
+      const catalog = await a.introspect();
+      expect([...catalog.tables.keys()].sort()).toEqual([...standin.tables.keys()].sort());
+      expect(catalog.tables.get('orders')?.primaryKey).toEqual(['o_orderkey']);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('explains with the micro-partitions and bytes the stand-in computes (an independent oracle)', async () => {
     const t = standin.tables.get('orders');
     if (!t) throw new Error('no orders');
