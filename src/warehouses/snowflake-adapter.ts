@@ -48,6 +48,15 @@ export type SnowflakeOptions = {
   readonly credentialsHint: string;
 };
 
+/**
+ * How long a cancelled statement may take to settle before its session is given up: the driver retries a
+ * statement whose requests fail for hours, and a session held that long would empty the pool.
+ */
+const ABANDON_MS = 5_000;
+
+/** A session given up after a cancel that did not settle: it is closed, not returned to the pool. */
+class AbandonedSession extends Error {}
+
 const CAPABILITIES: Capabilities = {
   dryRun: false,
   explain: true,
@@ -165,8 +174,7 @@ export const openSnowflake = async (
     try {
       return await use(conn);
     } catch (e) {
-      const mapped = snowflakeError(e, where);
-      broken = mapped?.retryable === true || !conn.isUp();
+      broken = e instanceof AbandonedSession || snowflakeError(e, where)?.retryable === true || !conn.isUp();
       throw e;
     } finally {
       pool.release(conn, broken);
@@ -222,46 +230,62 @@ export const openSnowflake = async (
         if (!stmt) return resolve();
         stmt.cancel(() => resolve());
       });
+    let abandon: (e: Error) => void = () => undefined;
+    const abandoned = new Promise<never>((_, reject) => {
+      abandon = reject;
+    });
+    abandoned.catch(() => undefined);
+    let abandonTimer: NodeJS.Timeout | undefined;
     const watch = watchStatement(options, timeoutMs, () => {
       stop(stoppedError(watch.reason() ?? 'abort', timeoutMs));
+      abandonTimer = setTimeout(
+        () => abandon(new AbandonedSession('the cancelled statement did not settle')),
+        ABANDON_MS,
+      );
+      abandonTimer.unref();
       return cancel();
     });
     const run = (): Promise<ExecuteResult> =>
-      withConnection(async (conn) => {
-        if (watch.reason() !== undefined) return stopped;
-        const started = await new Promise<RowStatement>((resolve, reject) => {
-          stmt = conn.execute({
-            sqlText: text,
-            streamResult: true,
-            parameters: {
-              QUERY_TAG: queryTag(options.attribution),
-              MULTI_STATEMENT_COUNT: 1,
-              STATEMENT_TIMEOUT_IN_SECONDS: Math.ceil(timeoutMs / 1000) + 5,
-            },
-            complete: (err, s) => {
-              answered = true;
-              if (err) reject(err);
-              else resolve(s);
-            },
-          });
+      withConnection((conn) => Promise.race([work(conn), abandoned])).finally(() =>
+        clearTimeout(abandonTimer),
+      );
+    const work = async (conn: Connection): Promise<ExecuteResult> => {
+      if (watch.reason() !== undefined) return stopped;
+      const started = await new Promise<RowStatement>((resolve, reject) => {
+        stmt = conn.execute({
+          sqlText: text,
+          streamResult: true,
+          parameters: {
+            QUERY_TAG: queryTag(options.attribution),
+            MULTI_STATEMENT_COUNT: 1,
+            STATEMENT_TIMEOUT_IN_SECONDS: Math.ceil(timeoutMs / 1000) + 5,
+          },
+          complete: (err, s) => {
+            answered = true;
+            if (err) reject(err);
+            else resolve(s);
+          },
         });
-        let rows = 0;
-        await new Promise<void>((resolve, reject) => {
-          const s = started.streamRows();
-          stream = s;
-          s.on('data', () => {
-            rows++;
-          });
-          s.on('error', reject);
-          s.on('end', () => resolve());
-        });
-        return {
-          rows,
-          // Folded (unquoted) names as queries write them: `N_NAME` → `n_name`; quoted names as they are.
-          columns: (started.getColumns() ?? []).map((c) => gatewayName(c.getName())),
-          run: { queryId: started.getQueryId() },
-        };
       });
+      let rows = 0;
+      await new Promise<void>((resolve, reject) => {
+        const s = started.streamRows();
+        stream = s;
+        s.on('data', () => {
+          rows++;
+        });
+        s.on('error', reject);
+        s.on('end', () => resolve());
+        // Destroyed by a cancel: no 'end' comes (after 'end', rejecting is a no-op).
+        s.on('close', () => reject(new Error('the row stream closed before its end')));
+      });
+      return {
+        rows,
+        // Folded (unquoted) names as queries write them: `N_NAME` → `n_name`; quoted names as they are.
+        columns: (started.getColumns() ?? []).map((c) => gatewayName(c.getName())),
+        run: { queryId: started.getQueryId() },
+      };
+    };
     try {
       return await Promise.race([run(), stopped]);
     } catch (e) {

@@ -30,6 +30,8 @@ export type SnowflakeStandinFaults = {
   expireSessionToken?: boolean;
   /** The socket of every query-request is destroyed without an answer. */
   dropQueries?: boolean;
+  /** Every query-request is left without an answer, its socket open (a statement that never settles). */
+  hangQueries?: boolean;
   /** EXPLAIN is refused (000002 unsupported feature), to see the heuristic fallback. */
   refuseExplain?: boolean;
   /** Overrides EXPLAIN's bytesAssigned for some query texts (the text after `EXPLAIN USING JSON`). */
@@ -522,6 +524,7 @@ export const startSnowflakeStandin = async (
         req.socket.destroy();
         return;
       }
+      if (f.hangQueries) return;
       if (f.expireSessionToken) {
         f.expireSessionToken = false;
         session.tokenExpires = 0;

@@ -350,6 +350,36 @@ describe('snowflake connected: authentication and faults', () => {
     }
   });
 
+  it('a session whose cancelled statement never settles is given up: one session serves again after', async () => {
+    const a = await openSnowflake({
+      account: standin.account,
+      user: standin.user,
+      auth: { kind: 'key-pair', privateKey: keys.privateKey },
+      accessUrl: standin.url,
+      poolSize: 1,
+      statementTimeoutMs: 20_000,
+      catalogTtlMs: 1_000,
+      credentialsHint: 'X',
+    });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await rejection(a.execute('SELECT SYSTEM$WAIT(5)', { timeoutMs: 200 }))).code).toBe(
+          'query-timeout',
+        );
+      expect((await a.execute('SELECT 1', { timeoutMs: 5_000 })).rows).toBe(1);
+      // A statement Snowflake never answers: without giving its session up, the pool's one slot stays taken.
+      standin.faults = { hangQueries: true };
+      expect((await rejection(a.execute('SELECT 2', { timeoutMs: 500 }))).code).toBe('query-timeout');
+      standin.faults = {};
+      const started = Date.now();
+      expect((await a.execute('SELECT 3', { timeoutMs: 15_000 })).rows).toBe(1);
+      expect(Date.now() - started).toBeLessThan(12_000);
+    } finally {
+      standin.faults = {};
+      await a.close();
+    }
+  });
+
   it('the endpoint not listening: warehouse-unavailable naming the endpoint', async () => {
     const gone = await startSnowflakeStandin({ port: 56213 });
     const url = gone.url;
