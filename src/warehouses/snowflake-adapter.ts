@@ -200,10 +200,13 @@ export const openSnowflake = async (
           const timer = setTimeout(() => {
             if (settled) return;
             stmt.cancel();
-            reject(stoppedError('timeout', timeoutMs));
+            // The statement may never settle (the driver retries): its session is closed, not reused.
+            reject(new AbandonedSession('timeout'));
           }, timeoutMs);
         }),
-    );
+    ).catch((e: unknown) => {
+      throw e instanceof AbandonedSession ? stoppedError('timeout', timeoutMs) : e;
+    });
 
   const execute = async (sql: string, options: ExecuteOptions): Promise<ExecuteResult> => {
     if (options.signal?.aborted === true) throw abortedBeforeStart();

@@ -374,6 +374,11 @@ describe('snowflake connected: authentication and faults', () => {
       const started = Date.now();
       expect((await a.execute('SELECT 3', { timeoutMs: 15_000 })).rows).toBe(1);
       expect(Date.now() - started).toBeLessThan(12_000);
+      // The same for a metadata statement (ping: SELECT 1 within 5 s).
+      standin.faults = { hangQueries: true };
+      expect(await a.ping()).toBe(false);
+      standin.faults = {};
+      expect((await a.execute('SELECT 4', { timeoutMs: 5_000 })).rows).toBe(1);
     } finally {
       standin.faults = {};
       await a.close();
