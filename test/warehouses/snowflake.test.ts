@@ -215,13 +215,20 @@ describe('snowflake connected: the driver against the stand-in', () => {
       accessUrl: standin.url,
       poolSize: 1,
       statementTimeoutMs: 10_000,
-      catalogTtlMs: 60_000,
+      catalogTtlMs: 3_000,
       credentialsHint: 'X',
     });
     try {
       const catalog = await a.introspect();
       expect([...catalog.tables.keys()].sort()).toEqual([...standin.tables.keys()].sort());
       expect(catalog.tables.get('orders')?.primaryKey).toEqual(['o_orderkey']);
+      // Kept for the TTL, loaded again after it.
+      const asked = standin.queries.length;
+      await a.introspect();
+      expect(standin.queries.length).toBe(asked);
+      await new Promise((r) => setTimeout(r, 3_100));
+      await a.introspect();
+      expect(standin.queries.length).toBe(asked + 3);
     } finally {
       await a.close();
     }
