@@ -152,6 +152,12 @@ const verifiedJwt = (token: string, publicKeyPem: string): Record<string, unknow
   return JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>;
 };
 
+/** A JWT's `exp` in milliseconds: snowflake-sdk writes milliseconds, the JWT standard seconds; both are read. */
+const expiresAt = (exp: unknown): number => {
+  const n = typeof exp === 'number' ? exp : 0;
+  return n > 1e12 ? n : n * 1000;
+};
+
 /** Snowflake's public key fingerprint: `SHA256:` + base64 of the SHA-256 of the DER public key. */
 export const publicKeyFingerprint = (publicKeyPem: string): string =>
   `SHA256:${createHash('sha256')
@@ -236,7 +242,7 @@ export const startSnowflakeStandin = async (
         !payload ||
         payload.iss !== expected ||
         payload.sub !== `${account}.${user}` ||
-        Number(payload.exp) * 1000 < Date.now()
+        expiresAt(payload.exp) < Date.now()
       )
         return refuse('390144', 'JWT token is invalid.');
     } else if (data.PASSWORD !== password)
