@@ -173,8 +173,9 @@ describe.each(FLAVOURS)('shadow verification on $name', (f) => {
   beforeAll(async () => {
     if (f.skip) return;
     const store = await pgSchema(pgUrl!);
+    drops = [store.drop];
     const warehouse = await f.env();
-    drops = [warehouse.drop, store.drop];
+    drops.unshift(warehouse.drop);
     env = {
       SQLGATE_DATA_DIR: dataDir,
       SQLGATE_DATABASE_URL: store.url,
