@@ -314,6 +314,42 @@ describe.each(FLAVOURS)('shadow verification on $name', (f) => {
     120_000,
   );
 
+  it.skipIf(f.skip || f.warehouse !== 'aurora')(
+    'a replica started afterwards honours the quarantine from the store',
+    async () => {
+      // The first test quarantined the rule for `other`'s shape (and lifted it for q1's): a second process over the
+      // same store and warehouse (here: a second set of services) reads it at start.
+      const replicaDir = mkdtempSync(join(tmpdir(), 'sqlgate-shadow-replica-'));
+      const config = loadConfig({ ...env, SQLGATE_DATA_DIR: replicaDir, SQLGATE_SHADOW_SAMPLE: '0' });
+      const replica = await createServices(config, {
+        progress: () => undefined,
+        metrics: false,
+        testing: {
+          sqlPool: createSqlWorkerPool({
+            threads: 1,
+            workerUrl: new URL('../support/broken-rule-worker.ts', import.meta.url),
+          }),
+        },
+      });
+      try {
+        const principal = await replica.keys.authenticate(key);
+        const run = (sql: string) =>
+          replica.queries.run({
+            principal,
+            sql,
+            warehouse: f.warehouse,
+            traceId: randomBytes(16).toString('hex'),
+          });
+        expect((await run(f.other.replace('(1, 2)', '(3, 4)'))).rules_applied).not.toContain(BROKEN_RULE);
+        expect((await run(f.fresh.replace('IN', 'NOT IN'))).rules_applied).toContain(BROKEN_RULE);
+      } finally {
+        await closeServices(replica);
+        rmSync(replicaDir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+
   it.skipIf(f.skip)(
     'starts a check only once the response has gone, and shuts down without crashing',
     async () => {
