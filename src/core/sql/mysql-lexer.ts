@@ -1,0 +1,176 @@
+import type { SqlToken } from './parse.ts';
+
+/**
+ * The text as MySQL and MariaDB read it, independent of the SQL library's tokenizer — which differs from the
+ * server in ways an attacker can use: it takes `--1` for a comment (MySQL: `- -1`), nests `/* /* *\/ … *\/`
+ * (MySQL ends the comment at the first `*\/`), reads `$$…$$` as a string (MySQL: an identifier) and drops
+ * executable comments `/*! … *\/`, which the server runs. The read-only guard therefore also scans these
+ * tokens for calls (`checkNames`), and refuses the comment forms that are code to the server.
+ *
+ * Strings are read twice: with backslash escapes (the default) and without (`NO_BACKSLASH_ESCAPES`,
+ * `ANSI_QUOTES` identifiers); a text whose two readings differ is refused as ambiguous.
+ */
+
+export type MysqlLexFailure = {
+  /** 'executable': code to the server hidden in a comment (403); 'ambiguous': two readings (400). */
+  readonly kind: 'executable' | 'ambiguous';
+  readonly form: string;
+  readonly detail: string;
+  readonly line: number;
+  readonly column: number;
+};
+
+export type MysqlLex = { ok: true; tokens: SqlToken[] } | { ok: false; failure: MysqlLexFailure };
+
+const WORD_START = /[\p{L}_$0-9]/u;
+const WORD = /[\p{L}\p{N}_$]/u;
+const isSpace = (c: string): boolean => c.charCodeAt(0) <= 32 || /\s/.test(c);
+
+const lexOnce = (sql: string, backslashEscapes: boolean): MysqlLex => {
+  const tokens: SqlToken[] = [];
+  let line = 1;
+  let lineStart = 0;
+  const pos = (i: number) => ({ line, column: i - lineStart + 1 });
+  const push = (type: string, text: string, start: number, end: number) =>
+    tokens.push({ type, text, start, end, ...pos(start) });
+  const fail = (kind: MysqlLexFailure['kind'], form: string, detail: string, at: number): MysqlLex => ({
+    ok: false,
+    failure: { kind, form, detail, ...pos(at) },
+  });
+  let i = 0;
+  const n = sql.length;
+  while (i < n) {
+    const c = sql[i] as string;
+    const next = sql[i + 1] ?? '';
+    if (c === '\n') {
+      line++;
+      lineStart = i + 1;
+      i++;
+      continue;
+    }
+    if (isSpace(c)) {
+      i++;
+      continue;
+    }
+    if (c === '#' || (c === '-' && next === '-' && (i + 2 >= n || isSpace(sql[i + 2] as string)))) {
+      while (i < n && sql[i] !== '\n') i++;
+      continue;
+    }
+    if (c === '/' && next === '*') {
+      const third = sql[i + 2] ?? '';
+      const fourth = sql[i + 3] ?? '';
+      if (third === '!')
+        return fail(
+          'executable',
+          '/*! … */',
+          'MySQL runs the text of an executable comment /*! … */ as code.',
+          i,
+        );
+      if ((third === 'M' || third === 'm') && fourth === '!')
+        return fail(
+          'executable',
+          '/*M! … */',
+          'MariaDB runs the text of an executable comment /*M! … */ as code.',
+          i,
+        );
+      if (third === '+')
+        return fail('executable', '/*+ … */', 'Optimizer hints /*+ … */ are not accepted.', i);
+      const end = sql.indexOf('*/', i + 2);
+      if (end < 0) return fail('ambiguous', '/* without */', 'The comment opened here is never closed.', i);
+      const body = sql.slice(i + 2, end);
+      if (body.includes('/*'))
+        return fail(
+          'ambiguous',
+          'nested /* */',
+          'A comment inside a comment: MySQL ends the comment at the first */.',
+          i,
+        );
+      for (let k = i; k < end; k++)
+        if (sql[k] === '\n') {
+          line++;
+          lineStart = k + 1;
+        }
+      i = end + 2;
+      continue;
+    }
+    if (c === "'" || c === '"' || c === '`') {
+      const start = i;
+      let text = '';
+      i++;
+      for (;;) {
+        if (i >= n)
+          return fail(
+            'ambiguous',
+            'unterminated quote',
+            `The quote ${c} opened here is never closed.`,
+            start,
+          );
+        const d = sql[i] as string;
+        if (d === '\n') {
+          line++;
+          lineStart = i + 1;
+        }
+        if (d === '\\' && backslashEscapes && c !== '`') {
+          text += sql[i + 1] ?? '';
+          i += 2;
+          continue;
+        }
+        if (d === c) {
+          if (sql[i + 1] === c) {
+            text += c;
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        text += d;
+        i++;
+      }
+      push(c === '`' ? 'QUOTED_IDENTIFIER' : 'STRING', text, start, i);
+      continue;
+    }
+    if (WORD_START.test(c)) {
+      const start = i;
+      while (i < n && WORD.test(sql[i] as string)) i++;
+      const text = sql.slice(start, i);
+      push(/^[0-9]/.test(text) && !/[\p{L}_$]/u.test(text) ? 'NUMBER' : 'VAR', text, start, i);
+      continue;
+    }
+    const punct: Record<string, string> = {
+      '(': 'L_PAREN',
+      ')': 'R_PAREN',
+      '.': 'DOT',
+      ',': 'COMMA',
+      ';': 'SEMICOLON',
+    };
+    push(punct[c] ?? 'OTHER', c, i, i + 1);
+    i++;
+  }
+  return { ok: true, tokens };
+};
+
+const shape = (t: readonly SqlToken[]): string => t.map((x) => `${x.type}:${x.start}:${x.end}`).join(' ');
+
+/** The text's tokens as MySQL/MariaDB read them, or why the text is refused. */
+export const lexMysql = (sql: string): MysqlLex => {
+  const a = lexOnce(sql, true);
+  if (!a.ok) return a;
+  const b = lexOnce(sql, false);
+  if (!b.ok) return b;
+  if (shape(a.tokens) !== shape(b.tokens)) {
+    const at = a.tokens.find((t, k) => shape([t]) !== shape([b.tokens[k] as SqlToken])) ?? a.tokens[0];
+    return {
+      ok: false,
+      failure: {
+        kind: 'ambiguous',
+        form: 'backslash in a quoted text',
+        detail:
+          "A backslash in this quoted text ends it in one server mode (NO_BACKSLASH_ESCAPES, ANSI_QUOTES) but not in another; double the quote instead ('').",
+        line: at?.line ?? 1,
+        column: at?.column ?? 1,
+      },
+    };
+  }
+  return a;
+};
