@@ -2,14 +2,10 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { GatewayError } from '../core/errors.ts';
 import type { Catalog } from '../core/catalog.ts';
-import type {
-  Capabilities,
-  ExecuteOptions,
-  ExecuteResult,
-  ExplainResult,
-  WarehouseAdapter,
-} from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult } from './adapter.ts';
 import type { AuroraOptions } from './aurora-options.ts';
+import { pgRoleFindings } from './aurora-role.ts';
+import type { AuroraAdapter } from './aurora-role.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
 import {
@@ -90,7 +86,7 @@ const poolConfig = (opts: AuroraOptions): PoolConfig => {
  * from 'row' events without being kept; a deadline timer and the abort signal cancel it on the server with
  * pg_cancel_backend from a separate connection, and `SET LOCAL statement_timeout` is the backstop.
  */
-export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
+export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
   const config = poolConfig(opts);
   const pool = new pg.Pool(config);
   // An idle client whose server went away emits 'error'; pg-pool drops it, and unhandled it would crash us.
@@ -148,6 +144,14 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         );
       throw e;
     } finally {
+      // A clean session for the next statement, whoever sends it: settings (set_config(…, false)), roles,
+      // prepared statements, cursors, LISTEN, advisory locks, temp state. A connection that cannot be reset is
+      // destroyed.
+      if (!destroy)
+        destroy = await client.query('DISCARD ALL').then(
+          () => false,
+          () => true,
+        );
       client.release(destroy);
     }
   };
@@ -226,6 +230,17 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         return true;
       } catch {
         return false;
+      }
+    },
+    roleFindings: async () => {
+      try {
+        return await withReadOnly(opts.statementTimeoutMs, (client) =>
+          pgRoleFindings((sql, values) =>
+            client.query(sql, values).then((r) => r.rows as Array<Record<string, unknown>>),
+          ),
+        );
+      } catch (e) {
+        throw toGatewayError(e);
       }
     },
     close: () => pool.end(),

@@ -29,6 +29,8 @@ describe.skipIf(pgUrl === undefined)(
       const config = loadConfig({
         SQLGATE_DATA_DIR: dataDir,
         SQLGATE_AURORA_URL: pgUrl ?? '',
+        // The test server's superuser, on purpose (docs/security.md: the role check).
+        SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE: 'true',
         SQLGATE_DEMO_SCALE: '0.01',
         SQLGATE_LOG_LEVEL: 'silent',
       });
