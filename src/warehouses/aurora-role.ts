@@ -11,6 +11,9 @@ import type { WarehouseAdapter } from './adapter.ts';
 /** An aurora adapter: it can say what is wrong with the role it connects as. */
 export type AuroraAdapter = WarehouseAdapter & { roleFindings: () => Promise<string[]> };
 
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '?' : JSON.stringify(v);
+
 export type RowQuery = (sql: string) => Promise<Array<Record<string, unknown>>>;
 
 const PG_ROLE_ATTRIBUTES = `
@@ -65,7 +68,7 @@ export const pgRoleFindings = async (
 ): Promise<string[]> => {
   const findings: string[] = [];
   const [role] = await query(PG_ROLE_ATTRIBUTES);
-  const name = String(role?.rolname ?? '?');
+  const name = text(role?.rolname);
   for (const [attr, what] of [
     ['rolsuper', 'is a superuser'],
     ['rolcreaterole', 'may create roles (CREATEROLE)'],
@@ -75,11 +78,11 @@ export const pgRoleFindings = async (
   ] as const)
     if (role?.[attr] === true) findings.push(`role ${name} ${what}`);
   for (const r of await query(PG_POWER_MEMBERSHIP, [PG_POWER_ROLES]))
-    findings.push(`role ${name} is a member of ${String(r.rolname)}`);
+    findings.push(`role ${name} is a member of ${text(r.rolname)}`);
   for (const r of await query(PG_WRITE_GRANTS))
-    findings.push(`role ${name} may ${String(r.privileges)} ${String(r.relation)}`);
+    findings.push(`role ${name} may ${text(r.privileges)} ${text(r.relation)}`);
   for (const r of await query(PG_CREATE_GRANTS))
-    findings.push(`role ${name} may CREATE in (or advance) ${String(r.object)}`);
+    findings.push(`role ${name} may CREATE in (or advance) ${text(r.object)}`);
   return findings;
 };
 
@@ -106,7 +109,7 @@ const grantPrivileges = (
 export const mysqlRoleFindings = async (query: RowQuery): Promise<string[]> => {
   const findings: string[] = [];
   for (const row of await query('SHOW GRANTS FOR CURRENT_USER()')) {
-    const line = String(Object.values(row)[0] ?? '');
+    const line = text(Object.values(row)[0]);
     const g = grantPrivileges(line);
     if (g === undefined) continue;
     if ('role' in g) {

@@ -32,7 +32,8 @@ export const pgSandbox = async (baseUrl: string): Promise<Sandbox> => {
   const password = randomBytes(12).toString('hex');
   const c = new pg.Client({ connectionString: baseUrl });
   await c.connect();
-  const admin = async (sql: string, values?: unknown[]) => (await c.query(sql, values)).rows;
+  const admin = async (sql: string, values?: unknown[]): Promise<Array<Record<string, unknown>>> =>
+    (await c.query<Record<string, unknown>>(sql, values)).rows;
   await admin(`CREATE SCHEMA ${name}`);
   await admin(`CREATE TABLE ${name}.canary (id int PRIMARY KEY, v text NOT NULL)`);
   await admin(
