@@ -45,8 +45,14 @@ const toGatewayError = (e: unknown): GatewayError => {
   if (e instanceof GatewayError) return e;
   const errno = serverErrno(e);
   const message = e instanceof Error ? e.message : String(e);
+  // Connection-level texts (addresses, account names, driver internals) never reach the caller.
   if (errno === undefined || UNAVAILABLE_ERRNOS.has(errno))
-    return new GatewayError('warehouse-unavailable', `MySQL unreachable: ${message}`, {}, true);
+    return new GatewayError(
+      'warehouse-unavailable',
+      'MySQL is unreachable or refused the connection; try again later.',
+      errno !== undefined ? { errno } : {},
+      true,
+    );
   if (STOPPED_ERRNOS.has(errno)) return new GatewayError('query-timeout', message, { errno });
   const { sqlState } = e as Partial<QueryError>;
   return new GatewayError('query-failed', message, { errno, ...(sqlState ? { sqlstate: sqlState } : {}) });

@@ -47,15 +47,25 @@ const toGatewayError = (e: unknown): GatewayError => {
   if (e instanceof pg.DatabaseError) {
     const state = e.code ?? '';
     if (isUnavailableState(state))
-      return new GatewayError('warehouse-unavailable', `PostgreSQL: ${e.message}`, { sqlstate: state }, true);
+      return new GatewayError(
+        'warehouse-unavailable',
+        'PostgreSQL cannot serve the query now; try again later.',
+        { sqlstate: state },
+        true,
+      );
     if (state === '57014') return new GatewayError('query-timeout', e.message, { sqlstate: state });
     return new GatewayError('query-failed', e.message, {
       sqlstate: state,
       ...(e.position ? { position: Number(e.position) } : {}),
     });
   }
-  const message = e instanceof Error ? e.message : String(e);
-  return new GatewayError('warehouse-unavailable', `PostgreSQL unreachable: ${message}`, {}, true);
+  // Connection-level texts (addresses, account names, driver internals) never reach the caller.
+  return new GatewayError(
+    'warehouse-unavailable',
+    'PostgreSQL is unreachable or closed the connection; try again later.',
+    {},
+    true,
+  );
 };
 
 /** pg reads TLS from the URL and lets the URL win over `ssl`; explicit options must strip it first. */
