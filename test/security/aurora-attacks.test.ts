@@ -9,6 +9,7 @@ import type { Services } from '../../src/http/services.ts';
 import { closeServices, createServices } from '../../src/runtime.ts';
 import { openAuroraMysql } from '../../src/warehouses/aurora-mysql.ts';
 import { openAuroraPostgres } from '../../src/warehouses/aurora-postgres.ts';
+import { guardRole } from '../../src/warehouses/aurora-role.ts';
 import { spellings } from './guard.ts';
 import { canaryRows, mysqlSandbox, pgSandbox } from './least-privilege.ts';
 import type { Sandbox } from './least-privilege.ts';
@@ -290,6 +291,7 @@ describe.each([
     flavour: 'postgres' as const,
     base: pgUrl,
     sandbox: pgSandbox,
+    open: openAuroraPostgres,
     widen: (b: Sandbox) => [`GRANT INSERT ON ${b.name}.canary TO ${b.role}`],
     power: (b: Sandbox) => [`GRANT pg_read_server_files TO ${b.role}`],
   },
@@ -297,10 +299,38 @@ describe.each([
     flavour: 'mysql' as const,
     base: myUrl,
     sandbox: mysqlSandbox,
+    open: openAuroraMysql,
     widen: (b: Sandbox) => ['%', 'localhost'].map((h) => `GRANT INSERT ON ${b.name}.* TO '${b.role}'@'${h}'`),
     power: (b: Sandbox) => ['%', 'localhost'].map((h) => `GRANT FILE ON *.* TO '${b.role}'@'${h}'`),
   },
-])('the database role check ($flavour)', ({ flavour, base, sandbox, widen, power }) => {
+])('the database role check ($flavour)', ({ flavour, base, sandbox, open, widen, power }) => {
+  it.skipIf(base === undefined)(
+    'ping (/readyz) turns false and statements are refused once the role gains a write grant',
+    async () => {
+      const box = await sandbox(base as string);
+      let t = 0;
+      const adapter = guardRole(
+        open({ url: box.url, poolSize: 1, statementTimeoutMs: 10_000, catalogTtlMs: 1_000 }),
+        false,
+        () => t,
+      );
+      try {
+        await adapter.checkRole();
+        expect(await adapter.ping()).toBe(true);
+        for (const g of widen(box)) await box.admin(g);
+        t += 61_000;
+        expect(await adapter.ping()).toBe(false);
+        await expect(adapter.execute('SELECT 1', { timeoutMs: 5_000 })).rejects.toMatchObject({
+          code: 'warehouse-unavailable',
+        });
+      } finally {
+        await adapter.close();
+        await box.drop();
+      }
+    },
+    60_000,
+  );
+
   const start = async (url: string, allow?: string) => {
     const dataDir = mkdtempSync(join(tmpdir(), `sqlgate-secsql-role-`));
     const config = loadConfig({
