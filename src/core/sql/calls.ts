@@ -275,9 +275,17 @@ const isQuoted = (t: SqlToken): boolean => t.type === 'QUOTED_IDENTIFIER' || t.t
 const upper = (t: SqlToken | undefined): string => (t && !isQuoted(t) ? t.text.toUpperCase() : '');
 
 /** Index of the `)` that closes the `(` at `open`, or -1. */
+/** Column lists and type modifiers are short: a longer or deeper parenthesis is never exempt from the check. */
+const MAX_LIST_TOKENS = 4096;
+
+/**
+ * Index of the `)` that closes the `(` at `open` when the parentheses hold at most `MAX_LIST_TOKENS` tokens,
+ * else -1 (so a pathological text costs linear time, never quadratic).
+ */
 const closing = (tokens: readonly SqlToken[], open: number): number => {
   let depth = 0;
-  for (let i = open; i < tokens.length; i++) {
+  const last = Math.min(tokens.length, open + MAX_LIST_TOKENS);
+  for (let i = open; i < last; i++) {
     const t = tokens[i] as SqlToken;
     if (t.type === 'L_PAREN') depth++;
     else if (t.type === 'R_PAREN' && --depth === 0) return i;
@@ -285,17 +293,24 @@ const closing = (tokens: readonly SqlToken[], open: number): number => {
   return -1;
 };
 
-/** Whether the parentheses at `open` hold only names, numbers, commas (and, for column definitions, type words). */
+/**
+ * Whether the parentheses at `open` hold only names, numbers (unless `numbers` is false) and commas; a type
+ * inside may take its own modifiers one level down (`(a decimal(15,2), b text)`). Iterative, bounded.
+ */
 const onlyNames = (tokens: readonly SqlToken[], open: number, numbers = true): boolean => {
   const end = closing(tokens, open);
   if (end < 0) return false;
+  let inner = false;
   for (let i = open + 1; i < end; i++) {
     const t = tokens[i] as SqlToken;
-    if (t.type === 'COMMA' || (numbers && t.type === 'NUMBER') || (isWord(t) && t.type !== 'STRING'))
+    if (t.type === 'COMMA' || (isWord(t) && t.type !== 'STRING')) continue;
+    if (t.type === 'NUMBER' && (numbers || inner)) continue;
+    if (t.type === 'L_PAREN' && !inner && isWord(tokens[i - 1])) {
+      inner = true;
       continue;
-    // A column definition's type may take its own modifiers: `(a decimal(15,2), b text)`.
-    if (t.type === 'L_PAREN' && isWord(tokens[i - 1]) && onlyNames(tokens, i)) {
-      i = closing(tokens, i);
+    }
+    if (t.type === 'R_PAREN' && inner) {
+      inner = false;
       continue;
     }
     return false;
