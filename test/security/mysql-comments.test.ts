@@ -109,3 +109,17 @@ describe('texts the SQL library and the server read differently', () => {
       expect(guard(sql, 'mysql').kind, sql).not.toBe('refused');
   });
 });
+
+describe('PostgreSQL spellings that hide a name', () => {
+  it.each([
+    'SELECT * FROM U&"\\0070g_authid"',
+    'SELECT U&"\\0070g_read_file"(\'/etc/passwd\')',
+    "SELECT pg_read_file/**/('/etc/passwd')",
+    'SELECT pg_catalog . "pg_read_file" (\'x\')',
+    "SELECT * FROM ROWS FROM (pg_read_file('x'))",
+    'SELECT (SELECT rolpassword FROM pg_authid)',
+    "SELECT * FROM generate_series(1, 3) x WHERE x IN (SELECT lo_import('/etc/passwd'))",
+  ])('%s is refused', (sql) => {
+    expect(guard(sql, 'postgres').kind).not.toBe('ok');
+  });
+});

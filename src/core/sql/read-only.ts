@@ -167,6 +167,9 @@ const refusedForm = (tokens: readonly SqlToken[]): string | undefined => {
       return 'Row locks (FOR UPDATE / FOR SHARE) are not allowed.';
     if (w === 'LOCK' && next === 'IN') return 'Row locks (LOCK IN SHARE MODE) are not allowed.';
     if (w === 'PROCEDURE' || w === 'HANDLER') return `${w} is not allowed in a read-only query.`;
+    // U&"\0070g_authid" is pg_authid to PostgreSQL: escaped names would hide a name from the allowlists.
+    if (w === 'U' && tokens[i + 1]?.type === 'AMP' && tokens[i + 2]?.type === 'QUOTED_IDENTIFIER')
+      return 'Unicode-escaped names (U&"…") are not accepted; write the name itself.';
   }
   return undefined;
 };
