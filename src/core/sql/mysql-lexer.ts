@@ -22,9 +22,22 @@ export type MysqlLexFailure = {
 
 export type MysqlLex = { ok: true; tokens: SqlToken[] } | { ok: false; failure: MysqlLexFailure };
 
-const WORD_START = /[\p{L}_$0-9]/u;
-const WORD = /[\p{L}\p{N}_$]/u;
-const isSpace = (c: string): boolean => c.charCodeAt(0) <= 32 || /\s/.test(c);
+const WORD_START_RE = /[\p{L}_$0-9]/u;
+const WORD_RE = /[\p{L}\p{N}_$]/u;
+const asciiWord = (code: number): boolean =>
+  (code >= 48 && code <= 57) ||
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  code === 95 ||
+  code === 36;
+const WORD_START = {
+  test: (c: string): boolean =>
+    asciiWord(c.charCodeAt(0)) || (c.charCodeAt(0) > 127 && WORD_START_RE.test(c)),
+};
+const WORD = {
+  test: (c: string): boolean => asciiWord(c.charCodeAt(0)) || (c.charCodeAt(0) > 127 && WORD_RE.test(c)),
+};
+const isSpace = (c: string): boolean => c.charCodeAt(0) <= 32 || (c.charCodeAt(0) > 127 && /\s/.test(c));
 
 const lexOnce = (sql: string, backslashEscapes: boolean): MysqlLex => {
   const tokens: SqlToken[] = [];
@@ -39,6 +52,8 @@ const lexOnce = (sql: string, backslashEscapes: boolean): MysqlLex => {
   });
   let i = 0;
   const n = sql.length;
+  let nextBackslash = -2;
+  let nextNewline = -2;
   while (i < n) {
     const c = sql[i] as string;
     const next = sql[i + 1] ?? '';
@@ -95,39 +110,47 @@ const lexOnce = (sql: string, backslashEscapes: boolean): MysqlLex => {
     }
     if (c === "'" || c === '"' || c === '`') {
       const start = i;
-      let text = '';
-      i++;
+      const escapes = backslashEscapes && c !== '`';
+      let j = i + 1;
       for (;;) {
-        if (i >= n)
+        const q = sql.indexOf(c, j);
+        if (escapes && nextBackslash !== -1 && nextBackslash < j) nextBackslash = sql.indexOf('\\', j);
+        const bs = escapes ? nextBackslash : -1;
+        if (bs >= 0 && (q < 0 || bs < q)) {
+          j = bs + 2;
+          continue;
+        }
+        if (q < 0)
           return fail(
             'ambiguous',
             'unterminated quote',
             `The quote ${c} opened here is never closed.`,
             start,
           );
-        const d = sql[i] as string;
-        if (d === '\n') {
-          line++;
-          lineStart = i + 1;
-        }
-        if (d === '\\' && backslashEscapes && c !== '`') {
-          text += sql[i + 1] ?? '';
-          i += 2;
+        if (sql[q + 1] === c) {
+          j = q + 2;
           continue;
         }
-        if (d === c) {
-          if (sql[i + 1] === c) {
-            text += c;
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        text += d;
-        i++;
+        i = q + 1;
+        break;
       }
-      push(c === '`' ? 'QUOTED_IDENTIFIER' : 'STRING', text, start, i);
+      // The next newline is cached: a text of many one-line strings is scanned once, not once per string.
+      if (nextNewline !== -1 && nextNewline < start) nextNewline = sql.indexOf('\n', start);
+      while (nextNewline !== -1 && nextNewline < i) {
+        line++;
+        lineStart = nextNewline + 1;
+        nextNewline = sql.indexOf('\n', nextNewline + 1);
+      }
+      const body = sql
+        .slice(start + 1, i - 1)
+        .split(c + c)
+        .join(c);
+      push(
+        c === '`' ? 'QUOTED_IDENTIFIER' : 'STRING',
+        backslashEscapes ? body.replace(/\\(.)/gs, '$1') : body,
+        start,
+        i,
+      );
       continue;
     }
     if (WORD_START.test(c)) {
@@ -155,7 +178,7 @@ const shape = (t: readonly SqlToken[]): string => t.map((x) => `${x.type}:${x.st
 /** The text's tokens as MySQL/MariaDB read them, or why the text is refused. */
 export const lexMysql = (sql: string): MysqlLex => {
   const a = lexOnce(sql, true);
-  if (!a.ok) return a;
+  if (!a.ok || !sql.includes('\\')) return a;
   const b = lexOnce(sql, false);
   if (!b.ok) return b;
   if (shape(a.tokens) !== shape(b.tokens)) {
