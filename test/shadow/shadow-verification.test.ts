@@ -106,7 +106,15 @@ const FLAVOURS = [
         await c.query(`INSERT INTO items VALUES ${ITEMS}`);
         await c.query('ANALYZE items');
       });
-      return { env: { SQLGATE_AURORA_URL: s.url, SQLGATE_AURORA_POOL_SIZE: '3' }, drop: s.drop };
+      return {
+        env: {
+          SQLGATE_AURORA_URL: s.url,
+          SQLGATE_AURORA_POOL_SIZE: '3',
+          // The test's server login is a superuser; the role check has its own tests.
+          SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE: 'true',
+        },
+        drop: s.drop,
+      };
     },
     q1: 'SELECT id, v FROM items WHERE g IN (1, 2)',
     q2: 'SELECT id, v FROM items WHERE g IN (3, 4)',
@@ -130,7 +138,11 @@ const FLAVOURS = [
       const url = new URL(myUrl!);
       url.pathname = `/${database}`;
       return {
-        env: { SQLGATE_AURORA_URL: url.toString(), SQLGATE_AURORA_POOL_SIZE: '3' },
+        env: {
+          SQLGATE_AURORA_URL: url.toString(),
+          SQLGATE_AURORA_POOL_SIZE: '3',
+          SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE: 'true',
+        },
         drop: async () => {
           const c = await mysql.createConnection(myUrl!);
           await c.query(`DROP DATABASE IF EXISTS ${database}`);
