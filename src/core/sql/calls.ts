@@ -19,8 +19,17 @@ export type Call = {
   readonly column: number;
 };
 
-/** A dotted name that is not a call: a relation or a column (or an alias), parts as written. */
-export type Name = { readonly parts: readonly string[]; readonly afterFrom: boolean };
+/**
+ * A dotted name that is not a call: a relation or a column (or an alias), parts as written. `afterFrom`: it
+ * stands in a FROM clause (or after `TABLE`); `fromItem`: it starts a FROM item (after FROM, JOIN, TABLE or a
+ * comma there), so it names a relation; `literal`: it is a string (`FROM 'file.csv'`, a DuckDB file scan).
+ */
+export type Name = {
+  readonly parts: readonly string[];
+  readonly afterFrom: boolean;
+  readonly fromItem: boolean;
+  readonly literal: boolean;
+};
 
 const STRUCTURAL = new Set([
   'IN',
@@ -140,116 +149,9 @@ const CONTEXT: Readonly<Record<string, (prev: SqlToken | undefined) => boolean>>
   SIMILAR: operand,
 };
 
-/** Words after which an expression (and so a call) may stand: never a table name before its alias. */
-const BEFORE_EXPRESSION = new Set([
-  'SELECT',
-  'WHERE',
-  'AND',
-  'OR',
-  'NOT',
-  'THEN',
-  'ELSE',
-  'WHEN',
-  'BY',
-  'DISTINCT',
-  'DISTINCTROW',
-  'ALL',
-  'ON',
-  'HAVING',
-  'QUALIFY',
-  'RETURNING',
-  'BINARY',
-  'INTERVAL',
-  'CASE',
-  'LIMIT',
-  'OFFSET',
-  'IN',
-  'IS',
-  'LIKE',
-  'BETWEEN',
-  'ANY',
-  'SOME',
-  'EXISTS',
-  'AS',
-  'FROM',
-  'JOIN',
-  'USING',
-  'WITH',
-  'UNION',
-  'EXCEPT',
-  'INTERSECT',
-  'MINUS',
-  'VALUES',
-  'ROW',
-  'ARRAY',
-  'DIV',
-  'MOD',
-  'XOR',
-  'REGEXP',
-  'RLIKE',
-  'ILIKE',
-  'SOUNDS',
-  'ESCAPE',
-  'COLLATE',
-  'LEADING',
-  'TRAILING',
-  'BOTH',
-  'FOR',
-  'TO',
-  'AT',
-  'ZONE',
-  'OVER',
-  'PARTITION',
-  'ORDER',
-  'GROUP',
-  'ROLLUP',
-  'CUBE',
-  'LATERAL',
-  'UNNEST',
-  'TABLE',
-  'NULL',
-  'TRUE',
-  'FALSE',
-  'UNKNOWN',
-  'DEFAULT',
-  'TOP',
-  'HIGH_PRIORITY',
-  'STRAIGHT_JOIN',
-  'SQL_CALC_FOUND_ROWS',
-  'SQL_NO_CACHE',
-  'SQL_CACHE',
-  'SQL_SMALL_RESULT',
-  'SQL_BIG_RESULT',
-  'SQL_BUFFER_RESULT',
-  'RECURSIVE',
-  'MATERIALIZED',
-  'SETS',
-  'FILTER',
-  'WITHIN',
-  'END',
-  'OPERATOR',
-  'SIMILAR',
-  'APPLY',
-  'OUTER',
-  'CROSS',
-  'INNER',
-  'LEFT',
-  'RIGHT',
-  'FULL',
-  'NATURAL',
-  'TABLESAMPLE',
-  'SAMPLE',
-  'ROWS',
-  'WINDOW',
-  'DESC',
-  'ASC',
-  'NULLS',
-  'FIRST',
-  'LAST',
-]);
-
 const CLAUSES = new Set([
   'FROM',
+  'TABLE',
   'JOIN',
   'SELECT',
   'WHERE',
@@ -318,6 +220,25 @@ const onlyNames = (tokens: readonly SqlToken[], open: number, numbers = true): b
   return true;
 };
 
+/** Words that introduce a FROM item: a table name standing after one of them may take an alias. */
+const FROM_ITEM_START = new Set(['FROM', 'JOIN', 'ONLY', 'TABLE']);
+
+/**
+ * Whether the token at `last` ends a table name written as a FROM item (`FROM t`, `JOIN s.t`, `, t`): only
+ * then can a following `name(…)` be the table's alias with its column list. An allowlist of positions: a word
+ * after a keyword (`FETCH NEXT f()`) is a call.
+ */
+const tableBefore = (tokens: readonly SqlToken[], last: number): boolean => {
+  let k = last;
+  const isName = (t: SqlToken | undefined) =>
+    t !== undefined && t.type !== 'STRING' && isWord(t) && (isQuoted(t) || !STRUCTURAL.has(upper(t)));
+  if (!isName(tokens[k])) return false;
+  while (tokens[k - 1]?.type === 'DOT' && isName(tokens[k - 2])) k -= 2;
+  const before = tokens[k - 1];
+  if (before === undefined) return false;
+  return before.type === 'COMMA' || FROM_ITEM_START.has(upper(before));
+};
+
 /**
  * The calls and the other dotted names in a token list. `BigQuery` backquoted paths (`` `p.d.f` ``) are
  * split at their dots.
@@ -328,25 +249,40 @@ export const scanNames = (
 ): { calls: Call[]; names: Name[] } => {
   const calls: Call[] = [];
   const names: Name[] = [];
+  // Depths where a CTE list is open: from a `WITH` that starts a query (first token or after `(`, never
+  // `timestamp with time zone`, `WITH ORDINALITY`, `WITH ROLLUP`) up to the query after the list.
   const withDepths = new Set<number>();
+  // The `)` that close a CTE's body (`name AS (…)`): only such a `)` followed by `,` expects a CTE name.
+  const cteBodyEnds = new Set<number>();
   let depth = 0;
   let expectCte = -1;
   // The clause each parenthesis level is in (a subquery's WHERE does not leak into the FROM around it).
   const clauses: string[] = [''];
+  const callLevel: boolean[] = [false];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i] as SqlToken;
     const kw = upper(t);
     if (t.type === 'L_PAREN') {
+      const before = upper(tokens[i - 1]);
+      if (withDepths.has(depth) && (before === 'AS' || before === 'MATERIALIZED')) {
+        const end = closing(tokens, i);
+        if (end >= 0) cteBodyEnds.add(end);
+      }
       depth++;
       clauses[depth] = '';
+      // `EXTRACT(year FROM d)`, `TRIM(x FROM s)`: a FROM first inside a call's parentheses is an argument.
+      const opener = tokens[i - 1];
+      callLevel[depth] =
+        opener !== undefined && isWord(opener) && (isQuoted(opener) || !STRUCTURAL.has(upper(opener)));
       continue;
     }
     if (t.type === 'R_PAREN') {
       depth = Math.max(0, depth - 1);
-      if (withDepths.has(depth) && tokens[i + 1]?.type === 'COMMA') expectCte = depth;
+      if (cteBodyEnds.has(i) && tokens[i + 1]?.type === 'COMMA') expectCte = depth;
+      else if (cteBodyEnds.has(i)) withDepths.delete(depth);
       continue;
     }
-    if (kw === 'WITH') {
+    if (kw === 'WITH' && (i === 0 || tokens[i - 1]?.type === 'L_PAREN')) {
       withDepths.add(depth);
       expectCte = depth;
       continue;
@@ -356,8 +292,8 @@ export const scanNames = (
       withDepths.delete(depth);
       expectCte = -1;
     }
-    if (CLAUSES.has(kw)) clauses[depth] = kw;
-    const inFrom = clauses[depth] === 'FROM' || clauses[depth] === 'JOIN';
+    if (CLAUSES.has(kw) && !(callLevel[depth] === true && clauses[depth] === '')) clauses[depth] = kw;
+    const inFrom = clauses[depth] === 'FROM' || clauses[depth] === 'JOIN' || clauses[depth] === 'TABLE';
     if (!isWord(t) || (tokens[i - 1]?.type === 'DOT' && isWord(tokens[i - 2]))) continue;
     // A dotted name starting here.
     const parts: string[] = [];
@@ -375,7 +311,11 @@ export const scanNames = (
     const cteName = expectCte === depth && parts.length === 1;
     if (cteName) expectCte = -1;
     if (next?.type !== 'L_PAREN') {
-      if (parts.length > 1 || !STRUCTURAL.has(kw)) names.push({ parts, afterFrom: inFrom });
+      const before = tokens[i - 1];
+      const fromItem =
+        inFrom && before !== undefined && (before.type === 'COMMA' || FROM_ITEM_START.has(upper(before)));
+      if (parts.length > 1 || !STRUCTURAL.has(kw))
+        names.push({ parts, afterFrom: inFrom, fromItem, literal: t.type === 'STRING' });
       i = j;
       continue;
     }
@@ -387,8 +327,7 @@ export const scanNames = (
     const fromAlias =
       inFrom &&
       prev !== undefined &&
-      (prev.type === 'R_PAREN' ||
-        (isWord(prev) && prev.type !== 'STRING' && !BEFORE_EXPRESSION.has(upper(prev)))) &&
+      (prev.type === 'R_PAREN' || tableBefore(tokens, i - 1)) &&
       onlyNames(tokens, j + 1, false);
     if (fromAlias || ((typeOrAlias || cteName) && onlyNames(tokens, j + 1))) {
       i = closing(tokens, j + 1);

@@ -3,7 +3,7 @@ import { scanNames } from './calls.ts';
 import type { SqlDialect } from './dialect.ts';
 import { lexMysql } from './mysql-lexer.ts';
 import type { SqlToken } from './parse.ts';
-import { namedTables } from './references.ts';
+import type { NamedTable } from './references.ts';
 import { isRecord, kindOf, visitObjects } from './tree.ts';
 import type { Statement } from './tree.ts';
 
@@ -142,14 +142,47 @@ export const checkReadOnly = (
     }
   });
   if (!verdict.ok) return verdict;
-  for (const t of namedTables(stmt)) {
+  // Every table node, CTE names included: a CTE covers only its own scope and later siblings, so a name
+  // equal to a CTE's may still reach the catalog's relation (`WITH a AS (… FROM pg_authid), pg_authid AS …`).
+  for (const t of tableNodes(stmt)) {
     const parts = [t.catalog, t.schema, t.name].filter((p): p is string => p !== undefined);
+    if (dialect !== 'bigquery' && parts.some((p) => PATHLIKE.test(p)))
+      return fail(fileRefused(parts.join('.')));
     const r = checkRelation(parts, dialect, true);
     if (!r.ok) return fail(relationRefused(r.name));
   }
-  const named = checkNames(tokens, dialect, false);
-  return named.ok && serverTokens ? checkNames(serverTokens, dialect, false) : named;
+  const named = checkNames(tokens, dialect, true);
+  return named.ok && serverTokens ? checkNames(serverTokens, dialect, true) : named;
 };
+
+/** Every table a statement's tree names, as written, CTE references included. */
+const tableNodes = (stmt: Statement): NamedTable[] => {
+  const out: NamedTable[] = [];
+  visitObjects(stmt, (o) => {
+    if (!isRecord(o.table)) return;
+    const name = nameOf(o.table.name);
+    if (name === undefined) return;
+    const schema = nameOf(o.table.schema);
+    const catalog = nameOf(o.table.catalog);
+    out.push({
+      ...(catalog !== undefined ? { catalog } : {}),
+      ...(schema !== undefined ? { schema } : {}),
+      name,
+    });
+  });
+  return out;
+};
+const nameOf = (v: unknown): string | undefined =>
+  isRecord(v) && typeof v.name === 'string' ? v.name : undefined;
+
+/**
+ * A relation name a FROM item may carry: an identifier, not a string, and no file path or URL (DuckDB reads
+ * `FROM 'x.csv'`, `FROM "/etc/passwd.csv"`, `FROM 'https://…'` as files: replacement scans). Dots separate the
+ * parts of a name and never stand inside one, except BigQuery's backquoted paths, which are split first.
+ */
+const PATHLIKE = /[/\\:*?]|\./u;
+const fileRefused = (name: string): string =>
+  `The FROM item ${name} names a file or URL, not a table; only the tables of your data can be read here.`;
 
 const relationRefused = (name: string): string =>
   `The relation ${name} holds server state or secrets and cannot be read here; only the tables of your data and the allowlisted metadata views can.`;
@@ -197,6 +230,8 @@ export const checkNames = (
       );
   }
   for (const n of names) {
+    if (n.fromItem && (n.literal || n.parts.some((p) => PATHLIKE.test(p))))
+      return fail(fileRefused(n.parts.join('.')), n.parts.join('.'));
     const r = checkRelation(n.parts, dialect, bareRelations && n.afterFrom);
     if (!r.ok) return fail(relationRefused(r.name), r.name);
   }
