@@ -145,7 +145,12 @@ export const runSqlTask = (
   }
   if (!parsed.ok) {
     // Too deep for the parser: checked token by token, run as written.
-    const verdict = checkReadOnlyTokens(tokens, dialect, text.serverTokens);
+    const verdict = checkReadOnlyTokens(
+      tokens,
+      dialect,
+      text.serverTokens,
+      dialect === 'duckdb' || task.translateTo === 'duckdb',
+    );
     if (!verdict.ok) return notAllowed(verdict);
     phase('checked');
     const catalog = catalogFor(undefined);
@@ -165,7 +170,13 @@ export const runSqlTask = (
       },
     };
   }
-  const verdict = checkReadOnly(parsed.statements, tokens, dialect, text.serverTokens);
+  const verdict = checkReadOnly(
+    parsed.statements,
+    tokens,
+    dialect,
+    text.serverTokens,
+    dialect === 'duckdb' || task.translateTo === 'duckdb',
+  );
   if (!verdict.ok) return notAllowed(verdict);
   phase('checked');
 

@@ -9,6 +9,7 @@ import { checkReadOnly, checkReadOnlyTokens, checkText } from '../../src/core/sq
 export const guard = (
   sql: string,
   dialect: SqlDialect,
+  runsOnDuckDb = dialect === 'duckdb',
 ): { kind: 'ok' | 'syntax' | 'refused'; reason?: string } => {
   const text = checkText(sql, dialect);
   if (!text.ok) return { kind: text.code === 'invalid-sql' ? 'syntax' : 'refused', reason: text.reason };
@@ -17,8 +18,8 @@ export const guard = (
   const parsed = parseSql(sql, dialect);
   if (!parsed.ok && parsed.failure.kind === 'syntax') return { kind: 'syntax' };
   const v = parsed.ok
-    ? checkReadOnly(parsed.statements, tokens, dialect, text.serverTokens)
-    : checkReadOnlyTokens(tokens, dialect, text.serverTokens);
+    ? checkReadOnly(parsed.statements, tokens, dialect, text.serverTokens, runsOnDuckDb)
+    : checkReadOnlyTokens(tokens, dialect, text.serverTokens, runsOnDuckDb);
   return v.ok ? { kind: 'ok' } : { kind: 'refused', reason: v.reason };
 };
 

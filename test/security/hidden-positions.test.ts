@@ -173,3 +173,31 @@ describe('the fixes keep ordinary SQL', () => {
   for (const [dialect, sql] of ok)
     it(`${dialect}: ${sql}`, () => expect(guard(sql, dialect)).toEqual({ kind: 'ok' }));
 });
+
+const DUCKDB_SYSTEM = [
+  'duckdb_databases',
+  'duckdb_settings',
+  'pragma_database_list',
+  'sqlite_master',
+  'system.main.duckdb_databases',
+  'temp.main.duckdb_tables',
+];
+
+describe("local mode: DuckDB's own system views are refused in every dialect that runs there", () => {
+  for (const dialect of ['duckdb', 'postgres', 'mysql', 'bigquery', 'snowflake'] as const) {
+    it(`${dialect}: every system view × spelling × form`, () => {
+      const admitted: string[] = [];
+      for (const v of DUCKDB_SYSTEM)
+        for (const spelled of [v, v.toUpperCase()])
+          for (const form of FILE_FORMS.filter((f) => !f.startsWith('FROM') && !f.includes('POSITIONAL'))) {
+            const sql = form.replace('§', spelled);
+            if (guard(sql, dialect, true).kind === 'ok') admitted.push(sql);
+          }
+      expect(admitted).toEqual([]);
+    });
+  }
+  it('a table of the data is still read, and the warehouses keep their own names', () => {
+    expect(guard('SELECT * FROM lineitem l JOIN orders o ON true', 'postgres', true)).toEqual({ kind: 'ok' });
+    expect(guard('SELECT * FROM duckdb_stats', 'postgres', false)).toEqual({ kind: 'ok' });
+  });
+});

@@ -209,6 +209,9 @@ const SYSTEM_SCHEMAS: Record<SqlDialect, Readonly<Record<string, ReadonlySet<str
     ]),
   },
   duckdb: {
+    // The `system` and `temp` catalogs hold DuckDB's own views (`system.main.duckdb_databases`).
+    system: new Set(),
+    temp: new Set(),
     pg_catalog: new Set(['pg_tables', 'pg_views', 'pg_namespace', 'pg_class', 'pg_attribute', 'pg_type']),
     information_schema: new Set([
       'tables',
@@ -257,6 +260,9 @@ export const checkRelation = (
   if (bareRelation && lower.length === 1 && (dialect === 'postgres' || dialect === 'duckdb')) {
     const n = lower[0] as string;
     if (n.startsWith('pg_') && !(systems.pg_catalog?.has(n) ?? false))
+      return { ok: false, name: parts[0] as string };
+    // DuckDB's system views, resolved bare: duckdb_databases (file paths), pragma_…, sqlite_master.
+    if (dialect === 'duckdb' && /^(duckdb_|pragma_|sqlite_)/.test(n))
       return { ok: false, name: parts[0] as string };
   }
   return { ok: true };

@@ -118,6 +118,7 @@ export const checkReadOnly = (
   tokens: readonly SqlToken[],
   dialect: SqlDialect,
   serverTokens?: readonly SqlToken[],
+  runsOnDuckDb = dialect === 'duckdb',
 ): ReadOnlyVerdict => {
   if (statements.length === 0) return fail('The request holds no statement.');
   if (statements.length > 1) return fail('Only one statement may be sent at a time.');
@@ -152,7 +153,23 @@ export const checkReadOnly = (
     if (!r.ok) return fail(relationRefused(r.name));
   }
   const named = checkNames(tokens, dialect, true);
-  return named.ok && serverTokens ? checkNames(serverTokens, dialect, true) : named;
+  if (!named.ok) return named;
+  const local = runsOnDuckDb ? checkDuckDbRelations(tokens) : named;
+  return local.ok && serverTokens ? checkNames(serverTokens, dialect, true) : local;
+};
+
+/**
+ * Local mode runs the query on DuckDB whatever its dialect, and DuckDB resolves its system views bare
+ * (`duckdb_databases` shows the database file's path, `pragma_database_list`, `sqlite_master`) and in the
+ * `system` catalog: every name standing in a FROM clause is checked against DuckDB's system relations too.
+ */
+export const checkDuckDbRelations = (tokens: readonly SqlToken[]): ReadOnlyVerdict => {
+  for (const n of scanNames(tokens).names) {
+    if (!n.afterFrom) continue;
+    const r = checkRelation(n.parts, 'duckdb', true);
+    if (!r.ok) return fail(relationRefused(r.name), r.name);
+  }
+  return { ok: true };
 };
 
 /** Every table a statement's tree names, as written, CTE references included. */
@@ -278,6 +295,7 @@ export const checkReadOnlyTokens = (
   tokens: readonly SqlToken[],
   dialect: SqlDialect,
   serverTokens?: readonly SqlToken[],
+  runsOnDuckDb = dialect === 'duckdb',
 ): ReadOnlyVerdict => {
   const first = tokens[0];
   if (first === undefined) return fail('The request holds no statement.');
@@ -290,5 +308,7 @@ export const checkReadOnlyTokens = (
     if (WRITE_KEYWORDS.has(word)) return fail(`The keyword ${t.text} is not allowed in a read-only query.`);
   }
   const named = checkNames(tokens, dialect, true);
-  return named.ok && serverTokens ? checkNames(serverTokens, dialect, true) : named;
+  if (!named.ok) return named;
+  const local = runsOnDuckDb ? checkDuckDbRelations(tokens) : named;
+  return local.ok && serverTokens ? checkNames(serverTokens, dialect, true) : local;
 };
