@@ -1,9 +1,15 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
 import { RULES } from './core/rewrite/rules/index.ts';
 import { createMetrics } from './http/metrics.ts';
-import type { Services } from './http/services.ts';
+import type { Replica, Services } from './http/services.ts';
+import { createRedisRateLimiter } from './services/rate-limiter.ts';
+import type { RateLimiter } from './services/rate-limiter.ts';
+import { listenKeyChanges } from './store/key-changes.ts';
+import type { KeyChangeFeed } from './store/key-changes.ts';
+import { openRedis, pingRedis, redisReady } from './store/redis.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createAccountConcurrency } from './services/account-concurrency.ts';
@@ -151,6 +157,50 @@ export const queryServiceFor = (
     ...(outbox ? { outbox } : {}),
   });
 
+/**
+ * What makes this process one replica among several (README "Several replicas"): on a PostgreSQL store, the
+ * key-change feed that lets it answer keys from memory; with SQLGATE_REDIS_URL, the rate limit in Redis.
+ */
+export const openReplica = async (
+  config: Config,
+): Promise<{ replica: Replica; keyChanges?: KeyChangeFeed; rateLimiter?: RateLimiter }> => {
+  const name = config.replicaName ?? `${hostname()}:${process.pid}`;
+  const keyChanges =
+    config.databaseUrl !== undefined ? await listenKeyChanges(config.databaseUrl) : undefined;
+  const redis = config.redisUrl !== undefined ? openRedis(config.redisUrl) : undefined;
+  if (redis) await redisReady(redis, 2_000);
+  const checks: Replica['checks'] = {
+    ...(keyChanges
+      ? { key_changes: { check: () => Promise.resolve(keyChanges.live), required: false } }
+      : {}),
+    ...(redis
+      ? { redis: { check: () => pingRedis(redis), required: config.rateLimitOnStoreError === 'deny' } }
+      : {}),
+  };
+  return {
+    replica: {
+      name,
+      checks,
+      close: async () => {
+        await keyChanges?.close();
+        redis?.disconnect();
+      },
+    },
+    ...(keyChanges ? { keyChanges } : {}),
+    ...(redis
+      ? {
+          rateLimiter: createRedisRateLimiter({
+            redis,
+            keyPrefix: config.redisKeyPrefix,
+            limit: config.rateLimitPerMinute,
+            windowSeconds: 60,
+            onStoreError: config.rateLimitOnStoreError,
+          }),
+        }
+      : {}),
+  };
+};
+
 /** The composition root's wiring, shared by `sqlgate serve` and the tests. */
 export const createServices = async (
   config: Config,
@@ -176,7 +226,8 @@ export const createServices = async (
     foreground,
   );
   const registry = await openWarehouses(config, opts.progress);
-  const keys = createApiKeyService(db);
+  const replica = await openReplica(config);
+  const keys = createApiKeyService(db, undefined, replica.keyChanges);
   const webhooks = createWebhookService({
     db,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
@@ -184,13 +235,17 @@ export const createServices = async (
   });
   const sqlPool = sqlPoolFor(config);
   const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, { sqlPool });
+  const metrics = createMetrics(opts.metrics ?? true);
+  metrics.registry.setDefaultLabels({ replica: replica.replica.name });
   return {
     db,
     warehouses: registry,
     keys,
     queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
-    metrics: createMetrics(opts.metrics ?? true),
+    metrics,
+    replica: replica.replica,
+    ...(replica.rateLimiter ? { rateLimiter: replica.rateLimiter } : {}),
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000, {
       signUpLimit: { max: config.signUpLimitPerHour, windowMs: 3_600_000 },
     }),
@@ -203,6 +258,7 @@ export const createServices = async (
 
 export const closeServices = async (s: Services): Promise<void> => {
   await s.webhookDispatcher.stop();
+  await s.replica?.close();
   await s.sqlPool.close();
   await s.warehouses.close();
   await s.db.close();

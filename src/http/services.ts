@@ -9,6 +9,19 @@ import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 import type { ForegroundGauge } from '../jobs/foreground.ts';
 import type { SqlWorkerPool } from '../services/sql-worker-pool.ts';
+import type { RateLimiter } from '../services/rate-limiter.ts';
+
+/** One gateway process among the replicas sharing a store: its name and its shared dependencies. */
+export type Replica = {
+  /** The `replica` label on /metrics, and in /readyz. */
+  readonly name: string;
+  /**
+   * Checks of the shared dependencies beyond the store (Redis, the key-change feed), for GET /readyz. One that
+   * is not `required` is reported but leaves the replica ready (it serves without it, degraded).
+   */
+  readonly checks: Readonly<Record<string, { check: () => Promise<boolean>; required: boolean }>>;
+  close(): Promise<void>;
+};
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -26,4 +39,8 @@ export type Services = {
   readonly sqlPool: SqlWorkerPool;
   /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
   readonly foreground?: ForegroundGauge;
+  /** Per-key rate limit (in Redis when SQLGATE_REDIS_URL is set); absent: in process memory. */
+  readonly rateLimiter?: RateLimiter;
+  /** Scale-out: this replica's name and shared dependencies; closeServices closes them. */
+  readonly replica?: Replica;
 };
