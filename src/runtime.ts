@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
 import { RULES } from './core/rewrite/rules/index.ts';
+import { clusterMetricsOf } from './cluster-metrics.ts';
 import { createMetrics } from './http/metrics.ts';
 import type { Replica, Services } from './http/services.ts';
 import { createRedisRateLimiter } from './services/rate-limiter.ts';
@@ -237,6 +238,7 @@ export const createServices = async (
   const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, { sqlPool });
   const metrics = createMetrics(opts.metrics ?? true);
   metrics.registry.setDefaultLabels({ replica: replica.replica.name });
+  const clusterMetrics = clusterMetricsOf(metrics.registry);
   return {
     db,
     warehouses: registry,
@@ -244,7 +246,7 @@ export const createServices = async (
     queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
     metrics,
-    replica: replica.replica,
+    replica: clusterMetrics ? { ...replica.replica, clusterMetrics } : replica.replica,
     ...(replica.rateLimiter ? { rateLimiter: replica.rateLimiter } : {}),
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000, {
       signUpLimit: { max: config.signUpLimitPerHour, windowMs: 3_600_000 },

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
+import { serveClusterMetrics } from '../cluster-metrics.ts';
 
 /** True in a server process forked by `serveClustered` (it serves; the primary only supervises). */
 export const isClusterWorker = (): boolean => cluster.isWorker;
@@ -55,6 +56,7 @@ export const serveClustered = (config: Config): Promise<number> => {
     };
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGTERM'));
+    serveClusterMetrics();
     for (let i = 0; i < config.workers; i++) fork();
   });
 };

@@ -227,9 +227,14 @@ export const buildApp = async (
       .status(ready ? 200 : 503)
       .send({ status: ready ? 'ready' : 'not-ready', checks, ...(replica ? { replica: replica.name } : {}) });
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
-    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
-  );
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    const all = services.replica?.clusterMetrics;
+    if (all) {
+      const m = await all().catch(() => undefined);
+      if (m) return reply.type(m.contentType).send(m.text);
+    }
+    return reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
   const auth = createAuth(

@@ -20,6 +20,8 @@ export type Replica = {
    * is not `required` is reported but leaves the replica ready (it serves without it, degraded).
    */
   readonly checks: Readonly<Record<string, { check: () => Promise<boolean>; required: boolean }>>;
+  /** Under SQLGATE_WORKERS > 1: every worker's figures, each series labelled by its replica (/metrics). */
+  readonly clusterMetrics?: () => Promise<{ text: string; contentType: string }>;
   close(): Promise<void>;
 };
 
