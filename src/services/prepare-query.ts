@@ -2,7 +2,36 @@ import type { Catalog } from '../core/catalog.ts';
 import type { CostEstimate } from '../core/cost/model.ts';
 import { GatewayError } from '../core/errors.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
+import type { NamedTable } from '../core/sql/references.ts';
+import { createPrepareCache, normaliseSql } from './prepare-cache.ts';
+import type { PrepareCache } from './prepare-cache.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
+
+/** One cache per warehouse (prepare-cache.ts); settings are part of each key. */
+const caches = new WeakMap<Warehouse, PrepareCache>();
+const cacheOf = (w: Warehouse): PrepareCache => {
+  let c = caches.get(w);
+  if (c === undefined) caches.set(w, (c = createPrepareCache()));
+  return c;
+};
+const settingsKeys = new WeakMap<RewriteSettings, string>();
+const settingsKey = (s: RewriteSettings): string => {
+  let k = settingsKeys.get(s);
+  if (k === undefined) {
+    k = [
+      s.budgetMs,
+      [...s.disabled].sort().join(','),
+      s.maxQueryTokens,
+      s.maxListItems,
+      s.parseTimeoutMs,
+    ].join('|');
+    settingsKeys.set(s, k);
+  }
+  return k;
+};
+
+/** The prepare cache of a warehouse (tests and metrics read its counts). */
+export const prepareCacheOf = (w: Warehouse): PrepareCache => cacheOf(w);
 
 export type RewriteSettings = {
   readonly budgetMs: number;
@@ -57,22 +86,40 @@ export const prepareQuery = async (
     );
   }
   if (sql.trim() === '') throw new GatewayError('invalid-sql', 'The query is empty.');
+  const rewrite = opts.rewrite !== false;
+  const cache = cacheOf(warehouse);
+  const key = `${opts.translate ? 't' : '-'}${rewrite ? 'r' : '-'}${settingsKey(settings)}\u0000${normaliseSql(sql)}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    // Valid while the adapter gives the same catalog (its cache, per TTL) for the tables the query names.
+    const current = await warehouse.adapter.introspect(hit.tables);
+    if (current === hit.catalog) {
+      cache.record(true);
+      const same = hit.sql === sql;
+      const prepared =
+        same || hit.prepared.rewrittenSql !== hit.sql ? hit.prepared : { ...hit.prepared, rewrittenSql: sql };
+      return { sql, catalog: hit.catalog, ...prepared };
+    }
+  }
+  cache.record(false);
+  let tables: readonly NamedTable[] | undefined;
   const { prepared, catalog } = await pool.prepare(
     {
       sql,
       dialect: warehouse.dialect,
       warehouse: warehouse.name,
       costSpec: warehouse.costSpec,
-      rewrite:
-        opts.rewrite === false
-          ? undefined
-          : { disabled: [...settings.disabled], budgetMs: settings.budgetMs },
+      rewrite: rewrite ? { disabled: [...settings.disabled], budgetMs: settings.budgetMs } : undefined,
       translateTo: opts.translate ? warehouse.adapter.translates : undefined,
       caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
     },
-    (tables) => warehouse.adapter.introspect(tables),
+    (named) => {
+      tables = named;
+      return warehouse.adapter.introspect(named);
+    },
     { budgetMs: settings.budgetMs, timeLimitMs: settings.parseTimeoutMs },
     opts.signal,
   );
+  if (prepared.parsed && !prepared.fallback) cache.set(key, { sql, prepared, catalog, tables });
   return { sql, catalog, ...prepared };
 };

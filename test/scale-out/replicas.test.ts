@@ -74,6 +74,8 @@ beforeAll(async () => {
         SQLGATE_DASHBOARD_SECRET: SECRET,
         SQLGATE_WEBHOOK_POLL_MS: '50',
         SQLGATE_WEBHOOK_RETRY_BASE_MS: '200',
+        // A killed replica's claims expire after 2 × this + 10 s; then another replica delivers them.
+        SQLGATE_WEBHOOK_TIMEOUT_MS: '2000',
         SQLGATE_REPLICA_NAME: `replica-${i}`,
       }),
     );
@@ -185,7 +187,8 @@ describe.skipIf(why !== undefined)('three replicas on one PostgreSQL and Redis',
   }, 60_000);
 
   it('1,000 queries over the three: 1,000 deliveries, no concurrent duplicate, one replica SIGKILLed and restarted', async () => {
-    const EVENTS = 1_000;
+    // 1,000 as the issue asks; a smaller count through SQLGATE_TEST_SCALEOUT_EVENTS on a starved machine.
+    const EVENTS = Number(process.env.SQLGATE_TEST_SCALEOUT_EVENTS ?? 1_000);
     const email = 'hooks@scaleout.test';
     // Four keys of one account, so that 1,000 queries stay under the per-key limit.
     const keys = [await newKey(email), await newKey(email), await newKey(email), await newKey(email)];
