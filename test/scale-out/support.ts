@@ -44,7 +44,6 @@ export const createDeployment = (name: string) => {
       SQLGATE_DEMO_SCALE: TEST_DEMO_SCALE,
       SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       SQLGATE_MAX_CONCURRENT_PER_ACCOUNT: '64',
-      SQLGATE_SQL_WORKERS: '1',
       SQLGATE_LOG_LEVEL: 'warn',
       ...extra,
     };
