@@ -133,6 +133,18 @@ const main = async (): Promise<void> => {
       });
       gw.proc.kill('SIGTERM');
       await gw.exited;
+      // The same gateway with the rate limit in process memory: what the Redis round trip per request costs.
+      const { SQLGATE_REDIS_URL: _redis, ...noRedis } = env(workers === 1 ? PORT.gw1 : PORT.gw2, workers);
+      const mem = await startGatewayProcess(noRedis);
+      children.push(mem.proc);
+      await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
+      rows.push({
+        target: 'GET /warehouses, rate limit in memory (no Redis)',
+        workers,
+        r: await run({ url: `${mem.url}/warehouses`, headers: auth }),
+      });
+      mem.proc.kill('SIGTERM');
+      await mem.exited;
     }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
