@@ -4,8 +4,16 @@ import { GatewayError } from '../core/errors.ts';
 import type { Warehouse } from '../warehouses/registry.ts';
 import type { NamedTable } from '../core/sql/references.ts';
 import { createPrepareCache, normaliseSql } from './prepare-cache.ts';
-import type { PrepareCache } from './prepare-cache.ts';
+import type { PrepareCache, PreparedEntry } from './prepare-cache.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
+
+/** Preparations in progress, by the cache's key, per warehouse. */
+const inflights = new WeakMap<Warehouse, Map<string, Promise<PreparedEntry>>>();
+const inflightOf = (w: Warehouse): Map<string, Promise<PreparedEntry>> => {
+  let m = inflights.get(w);
+  if (m === undefined) inflights.set(w, (m = new Map<string, Promise<PreparedEntry>>()));
+  return m;
+};
 
 /** One cache per warehouse (prepare-cache.ts); settings are part of each key. */
 const caches = new WeakMap<Warehouse, PrepareCache>();
@@ -95,31 +103,54 @@ export const prepareQuery = async (
     const current = await warehouse.adapter.introspect(hit.tables);
     if (current === hit.catalog) {
       cache.record(true);
-      const same = hit.sql === sql;
-      const prepared =
-        same || hit.prepared.rewrittenSql !== hit.sql ? hit.prepared : { ...hit.prepared, rewrittenSql: sql };
-      return { sql, catalog: hit.catalog, ...prepared };
+      return fromEntry(hit, sql);
     }
   }
   cache.record(false);
-  let tables: readonly NamedTable[] | undefined;
-  const { prepared, catalog } = await pool.prepare(
-    {
-      sql,
-      dialect: warehouse.dialect,
-      warehouse: warehouse.name,
-      costSpec: warehouse.costSpec,
-      rewrite: rewrite ? { disabled: [...settings.disabled], budgetMs: settings.budgetMs } : undefined,
-      translateTo: opts.translate ? warehouse.adapter.translates : undefined,
-      caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
-    },
-    (named) => {
-      tables = named;
-      return warehouse.adapter.introspect(named);
-    },
-    { budgetMs: settings.budgetMs, timeLimitMs: settings.parseTimeoutMs },
-    opts.signal,
-  );
-  if (prepared.parsed && !prepared.fallback) cache.set(key, { sql, prepared, catalog, tables });
-  return { sql, catalog, ...prepared };
+  // Identical texts arriving together share one preparation (a burst of one query is one task, not fifty
+  // racing the rewrite budget). A follower whose leader failed (its client went away, say) prepares its own.
+  const inflight = inflightOf(warehouse);
+  const leader = inflight.get(key);
+  if (leader !== undefined) {
+    const shared = await leader.catch(() => undefined);
+    if (shared !== undefined) return fromEntry(shared, sql);
+  }
+  const own = (async (): Promise<PreparedEntry> => {
+    let tables: readonly NamedTable[] | undefined;
+    const { prepared, catalog } = await pool.prepare(
+      {
+        sql,
+        dialect: warehouse.dialect,
+        warehouse: warehouse.name,
+        costSpec: warehouse.costSpec,
+        rewrite: rewrite ? { disabled: [...settings.disabled], budgetMs: settings.budgetMs } : undefined,
+        translateTo: opts.translate ? warehouse.adapter.translates : undefined,
+        caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
+      },
+      (named) => {
+        tables = named;
+        return warehouse.adapter.introspect(named);
+      },
+      { budgetMs: settings.budgetMs, timeLimitMs: settings.parseTimeoutMs },
+      opts.signal,
+    );
+    const entry: PreparedEntry = { sql, prepared, catalog, tables };
+    if (prepared.parsed && !prepared.fallback) cache.set(key, entry);
+    return entry;
+  })();
+  if (leader === undefined) {
+    inflight.set(key, own);
+    void own.then(
+      () => inflight.delete(key),
+      () => inflight.delete(key),
+    );
+  }
+  return fromEntry(await own, sql);
+};
+
+/** A prepared query for `sql` from an entry made for the same normalised text (the echo is the caller's). */
+const fromEntry = (e: PreparedEntry, sql: string): PreparedQuery => {
+  const prepared =
+    e.sql === sql || e.prepared.rewrittenSql !== e.sql ? e.prepared : { ...e.prepared, rewrittenSql: sql };
+  return { sql, catalog: e.catalog, ...prepared };
 };

@@ -129,3 +129,20 @@ describe('prepare cache', () => {
     expect(poolCalls).toBe(before);
   });
 });
+
+describe('prepare cache under a burst', () => {
+  it('fifty identical queries at once make one preparation, and all get its answer', async () => {
+    const w = gw.services.warehouses.get('snowflake');
+    const real = await w.adapter.introspect();
+    const view = withCatalog(w, () => Promise.resolve(real));
+    const sql = 'SELECT c_mktsegment, max(c_acctbal) FROM customer GROUP BY c_mktsegment';
+    const before = poolCalls;
+    const all = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        prepareQuery(view, sql, SETTINGS, gw.services.sqlPool, { translate: true }),
+      ),
+    );
+    expect(poolCalls - before).toBe(1);
+    for (const p of all) expect(p).toEqual(all[0]);
+  });
+});
