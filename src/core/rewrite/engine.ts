@@ -5,6 +5,7 @@ import type { Statement } from '../sql/tree.ts';
 import { visitObjects } from '../sql/tree.ts';
 import { checkSyntax } from '../sql/parse.ts';
 import { printLike } from '../sql/print-like.ts';
+import { printSql } from '../sql/print.ts';
 import { sameOutputNames } from './output-names.ts';
 import { compactTree, misreadSetOperation, treeFeatures } from './features.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
@@ -114,6 +115,13 @@ export const rewriteStatement = (
     let current = rules.length > 0 ? compactTree(stmt) : stmt;
     let currentCost = ctx.cost?.(current);
     originalCost = currentCost;
+    // The library's text of each kept tree: a rule counts only when it changes the query's text. A tree that
+    // differs but prints the same (a node spelled another way, a flag the printer ignores) is no rewrite.
+    const textOf = (s: Statement): string | undefined => {
+      const p = printSql(s, ctx.dialect);
+      return p.ok ? p.sql : undefined;
+    };
+    let texts: { original: string | undefined; current: string | undefined } | undefined;
     let features: Set<string> | undefined;
     // Rules are pure: a rule that already saw this very tree (and changed nothing, or was refused) is skipped.
     const lastInput = new Map<RewriteRule, Statement>();
@@ -129,19 +137,27 @@ export const rewriteStatement = (
         if (rule.triggers && !rule.triggers.some((f) => present.has(f))) continue;
         const next = rule.apply(current, ruleCtx);
         if (next === current || sameNode(next, current) || !sameOutputNames(current, next)) continue;
+        if (texts === undefined) {
+          const t = textOf(current);
+          texts = { original: t, current: t };
+        }
+        const nextText = textOf(next);
+        if (nextText !== undefined && nextText === texts.current) continue;
         if (ctx.cost && currentCost !== undefined) {
           const c = ctx.cost(next);
           if (!(c.usd <= currentCost.usd)) continue;
           currentCost = c;
         }
         current = next;
+        texts.current = nextText;
         features = undefined;
         changed = true;
         if (!applied.includes(rule.name)) applied.push(rule.name);
       }
       if (!changed) break;
     }
-    if (applied.length === 0)
+    // Rules that undid each other's text leave the query as it was: nothing was applied.
+    if (applied.length === 0 || (texts?.current !== undefined && texts.current === texts.original))
       return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false, ...unchanged() };
     // Printed to look like the user's text (its layout, comments and spelling wherever they still apply), as
     // long as half the time budget is left: past it, the library's own text.
