@@ -219,3 +219,12 @@ export const ANTI_PATTERNS: readonly AntiPattern[] = Object.entries(TEMPLATES).f
       return out;
     }),
 );
+
+/** Every template spelled in one dialect, where it has a spelling there (bench/real-savings runs them all). */
+export const antiPatternsIn = (dialect: SqlDialect): AntiPattern[] =>
+  Object.entries(TEMPLATES).flatMap(([rule, spellings]) =>
+    spellings.flatMap((spell, i) => {
+      const sql = spell(dialect);
+      return sql === undefined ? [] : [{ id: `${rule}-${i + 1}`, rule, dialect, sql }];
+    }),
+  );
