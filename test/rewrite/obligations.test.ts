@@ -13,6 +13,18 @@ const REFUSED: ReadonlyArray<[rule: string, obligation: string, dialect: SqlDial
   ['simplify-booleans', 'exact-constant-comparison', 'mysql', "SELECT a FROM t WHERE 'a' = 'A'"],
   ['dedupe-in-list', 'deterministic-item', 'postgres', 'SELECT a FROM t WHERE a IN (RANDOM(), RANDOM())'],
   [
+    'count-to-exists',
+    'count-returns-one-row',
+    'postgres',
+    'SELECT id FROM t WHERE (SELECT COUNT(*) FROM u WHERE u.a = t.a GROUP BY u.b) > 0',
+  ],
+  [
+    'count-to-exists',
+    'compares-with-zero',
+    'postgres',
+    'SELECT id FROM t WHERE (SELECT COUNT(*) FROM u WHERE u.a = t.a) > 1',
+  ],
+  [
     'subquery-order-by',
     'order-chooses-no-rows',
     'postgres',

@@ -50,6 +50,26 @@ const TEMPLATES: Record<string, Spelling[]> = {
     same('SELECT c_custkey FROM customer WHERE c_nationkey IN (3, 3, 3) AND c_acctbal > 9000'),
     same('SELECT p_size, COUNT(*) AS n FROM part WHERE p_size IN (1, 5, 1, 5) GROUP BY p_size'),
   ],
+  'count-to-exists': [
+    same(
+      'SELECT o.o_orderkey, o.o_totalprice FROM orders AS o WHERE (SELECT COUNT(*) FROM lineitem AS l WHERE l.l_orderkey = o.o_orderkey AND l.l_receiptdate > l.l_commitdate) > 0 AND o.o_totalprice > 350000',
+    ),
+    same(
+      'SELECT s.s_suppkey, s.s_name FROM supplier AS s WHERE (SELECT COUNT(*) FROM partsupp AS ps WHERE ps.ps_suppkey = s.s_suppkey AND ps.ps_availqty > 9990) = 0',
+    ),
+    same(
+      'SELECT s.s_name FROM supplier AS s WHERE (SELECT COUNT(*) FROM partsupp AS ps WHERE ps.ps_suppkey = s.s_suppkey AND ps.ps_availqty > 9900) >= 1',
+    ),
+    same(
+      'SELECT p.p_partkey, p.p_name FROM part AS p WHERE (SELECT COUNT(1) FROM partsupp AS ps WHERE ps.ps_partkey = p.p_partkey AND ps.ps_availqty > 5000) <> 0',
+    ),
+    same(
+      'SELECT n.n_name FROM nation AS n WHERE (SELECT COUNT(*) FROM customer AS c WHERE c.c_nationkey = n.n_nationkey AND c.c_acctbal > 5000) > 0',
+    ),
+    same(
+      "SELECT COUNT(*) AS n FROM orders AS o WHERE o.o_orderdate >= DATE '1995-01-01' AND (SELECT COUNT(*) FROM lineitem AS l WHERE l.l_orderkey = o.o_orderkey AND l.l_shipmode = 'AIR') > 0",
+    ),
+  ],
   'subquery-order-by': [
     same('SELECT COUNT(*) AS n FROM (SELECT o_orderkey FROM orders ORDER BY o_orderdate) AS d'),
     same(

@@ -1,4 +1,5 @@
 import type { RewriteRule } from '../rule.ts';
+import { countToExists } from './count-to-exists.ts';
 import { ctePredicatePushdown } from './cte-predicate-pushdown.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
 import { joinElimination } from './join-elimination.ts';
@@ -20,6 +21,7 @@ import { unusedCtes } from './unused-ctes.ts';
 export const RULES: readonly RewriteRule[] = [
   simplifyBooleans,
   dedupeInList,
+  countToExists,
   subqueryOrderBy,
   unusedCtes,
   redundantDistinct,
