@@ -30,6 +30,24 @@ const truncMonth = (col: string) => (d: SqlDialect) =>
 const dateFn = (col: string) => (d: SqlDialect) =>
   d === 'snowflake' ? `TO_DATE(${col})` : d === 'postgres' ? `CAST(${col} AS DATE)` : `DATE(${col})`;
 
+// CAST(d AS CHAR / STRING) LIKE and DATE_FORMAT / FORMAT_DATE: MySQL and BigQuery only (date-text-prefix).
+const textDate =
+  (col: string, pattern: string, sql: (cond: string) => string): Spelling =>
+  (d) =>
+    d === 'mysql'
+      ? sql(`CAST(${col} AS CHAR) LIKE '${pattern}'`)
+      : d === 'bigquery'
+        ? sql(`CAST(${col} AS STRING) LIKE '${pattern}'`)
+        : undefined;
+const formatted =
+  (col: string, format: string, value: string, sql: (cond: string) => string): Spelling =>
+  (d) =>
+    d === 'mysql'
+      ? sql(`DATE_FORMAT(${col}, '${format}') = '${value}'`)
+      : d === 'bigquery'
+        ? sql(`FORMAT_DATE('${format}', ${col}) = '${value}'`)
+        : undefined;
+
 const TEMPLATES: Record<string, Spelling[]> = {
   'simplify-booleans': [
     same('SELECT o_orderkey, o_totalprice FROM orders WHERE 1 = 1 AND o_totalprice > 300000'),
@@ -68,6 +86,38 @@ const TEMPLATES: Record<string, Spelling[]> = {
     ),
     same(
       "SELECT COUNT(*) AS n FROM orders AS o WHERE o.o_orderdate >= DATE '1995-01-01' AND (SELECT COUNT(*) FROM lineitem AS l WHERE l.l_orderkey = o.o_orderkey AND l.l_shipmode = 'AIR') > 0",
+    ),
+  ],
+  'date-text-prefix': [
+    textDate('o_orderdate', '1995-%', (c) => `SELECT o_orderkey, o_totalprice FROM orders WHERE ${c}`),
+    textDate(
+      'l_shipdate',
+      '1996-03-%',
+      (c) => `SELECT COUNT(*) AS n FROM lineitem WHERE ${c} AND l_quantity > 10`,
+    ),
+    formatted(
+      'o_orderdate',
+      '%Y-%m',
+      '1994-11',
+      (c) => `SELECT o_orderpriority, COUNT(*) AS n FROM orders WHERE ${c} GROUP BY o_orderpriority`,
+    ),
+    formatted(
+      'l_receiptdate',
+      '%Y',
+      '1997',
+      (c) => `SELECT SUM(l_extendedprice) AS s FROM lineitem WHERE ${c}`,
+    ),
+    textDate(
+      'o_orderdate',
+      '1993%',
+      (c) =>
+        `SELECT c.c_name, o.o_orderkey FROM customer AS c JOIN orders AS o ON o.o_custkey = c.c_custkey WHERE ${c.replace('o_orderdate', 'o.o_orderdate')}`,
+    ),
+    formatted(
+      'l_shipdate',
+      '%Y-%m-%d',
+      '1995-06-17',
+      (c) => `SELECT l_orderkey, l_linenumber FROM lineitem WHERE ${c}`,
     ),
   ],
   'subquery-order-by': [

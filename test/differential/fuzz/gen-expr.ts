@@ -439,6 +439,34 @@ const atom = (x: ExprCtx, cols: readonly Col[], c: Col, depth: number): Node => 
         );
       },
     ]);
+    // date-text-prefix: a date or timestamp read as text against a year / month / day prefix (MySQL only).
+    if (d === 'mysql')
+      choices.push([
+        2,
+        () => {
+          if (r.chance(0.5)) {
+            const p = r.pick([
+              '2024-%',
+              '2024%',
+              '2024-01-%',
+              '2024-02%',
+              '2024-1%',
+              '2024-02-29%',
+              '2023-12-31',
+              '%-01-%',
+            ]);
+            return node('text-date', 'bool', [colNode(c)], ([a]) => `CAST(${a} AS CHAR) LIKE '${p}'`);
+          }
+          const [f, v] = r.pick([
+            ['%Y', '2024'],
+            ['%Y-%m', '2024-01'],
+            ['%Y-%m', '2024-02'],
+            ['%Y-%m-%d', '2024-02-29'],
+            ['%Y-%m', '2024'],
+          ] as const);
+          return node('format-date', 'bool', [colNode(c)], ([a]) => `DATE_FORMAT(${a}, '${f}') = '${v}'`);
+        },
+      ]);
     if (d !== 'mysql')
       choices.push([
         1,

@@ -1,6 +1,7 @@
 import type { RewriteRule } from '../rule.ts';
 import { countToExists } from './count-to-exists.ts';
 import { ctePredicatePushdown } from './cte-predicate-pushdown.ts';
+import { dateTextPrefix } from './date-text-prefix.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
 import { joinElimination } from './join-elimination.ts';
 import { outerJoinSimplification } from './outer-join-simplification.ts';
@@ -26,6 +27,7 @@ export const RULES: readonly RewriteRule[] = [
   unusedCtes,
   redundantDistinct,
   sargableDates,
+  dateTextPrefix,
   predicatePushdown,
   ctePredicatePushdown,
   unionPredicatePushdown,
