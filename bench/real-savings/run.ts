@@ -8,6 +8,7 @@
  *
  * node_modules/.bin/node bench/real-savings/run.ts --scale 0.1 --rounds 5 --budget-minutes 20
  *   [--engines postgres,mariadb,duckdb] [--reload] [--only REGEX] [--timeout-seconds 60] [--json FILE]
+ *   [--measured-gate]   (apply the measured regressions table as production does; default: every rule)
  * URLs: SQLGATE_TEST_POSTGRES_URL / SQLGATE_TEST_MYSQL_URL (the database part is replaced by `savings_sf`).
  */
 import { spawnSync } from 'node:child_process';
@@ -23,6 +24,7 @@ import pg from 'pg';
 import type { SqlDialect } from '../../src/core/sql/dialect.ts';
 import { parseSql } from '../../src/core/sql/parse.ts';
 import { toDuckDb, transpileSql } from '../../src/core/sql/print.ts';
+import { MEASURED_REGRESSIONS } from '../../src/core/rewrite/measured-gate.ts';
 import { rewriteSql } from '../../src/core/rewrite/testing.ts';
 import { verifyRows } from '../../src/core/verify/compare.ts';
 import { DEMO_TABLES, generateDemoData } from '../../src/warehouses/demo-data.ts';
@@ -41,6 +43,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'timeout-seconds': { type: 'string', default: '60' },
     json: { type: 'string' },
+    'measured-gate': { type: 'boolean', default: false },
   },
 });
 const SCALE = Number(args.scale);
@@ -204,7 +207,7 @@ const casesIn = (dialect: 'postgres' | 'mysql'): { cases: Case[]; unchanged: str
       failed.push(`${s.id}: does not transpile`);
       continue;
     }
-    const out = rewriteSql(s.sql, dialect);
+    const out = rewriteSql(s.sql, dialect, args['measured-gate'] ? { measured: MEASURED_REGRESSIONS } : {});
     if (out.fallback) failed.push(`${s.id}: ${out.reason ?? 'fallback'}`);
     else if (out.rulesApplied.length === 0) unchanged.push(s.id);
     else {

@@ -8,6 +8,8 @@ import { printLike } from '../sql/print-like.ts';
 import { printSql } from '../sql/print.ts';
 import { sameOutputNames } from './output-names.ts';
 import { compactTree, misreadSetOperation, treeFeatures } from './features.ts';
+import { measuredRegression } from './measured-gate.ts';
+import type { MeasuredRegression } from './measured-gate.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
 import { RULES } from './rules/index.ts';
 import { sameNode } from './tree-ops.ts';
@@ -25,6 +27,11 @@ export type RewriteContext = {
   readonly cost?: (stmt: Statement) => CostEstimate;
   /** The rules to run (default: all registered rules); tests pass one rule to see it alone. */
   readonly rules?: readonly RewriteRule[];
+  /**
+   * Changes measured slower on a real engine (measured-gate.ts, from bench/real-savings): a rule's change of
+   * such a case is not applied on this dialect. Production passes `MEASURED_REGRESSIONS`; omitted, none.
+   */
+  readonly measured?: readonly MeasuredRegression[];
   /** Told each time a rule leaves a matched site alone because one of its obligations could not be shown. */
   readonly onRefusal?: (rule: string, obligation: string) => void;
 };
@@ -137,6 +144,7 @@ export const rewriteStatement = (
         if (rule.triggers && !rule.triggers.some((f) => present.has(f))) continue;
         const next = rule.apply(current, ruleCtx);
         if (next === current || sameNode(next, current) || !sameOutputNames(current, next)) continue;
+        if (ctx.measured && measuredRegression(ctx.dialect, rule.name, current, next, ctx.measured)) continue;
         if (texts === undefined) {
           const t = textOf(current);
           texts = { original: t, current: t };
