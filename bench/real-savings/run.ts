@@ -7,7 +7,7 @@
  * the median wall time of each form, regressions and whether the results are equal (the /verify comparison).
  *
  * node_modules/.bin/node bench/real-savings/run.ts --scale 0.1 --rounds 5 --budget-minutes 20
- *   [--engines postgres,mariadb,duckdb] [--reload] [--only REGEX] [--timeout-seconds 60] [--json FILE]
+ *   [--engines postgres,mariadb,duckdb,bigquery] [--reload] [--only REGEX] [--timeout-seconds 60] [--json FILE]
  *   [--measured-gate]   (apply the measured regressions table as production does; default: every rule)
  * URLs: SQLGATE_TEST_POSTGRES_URL / SQLGATE_TEST_MYSQL_URL (the database part is replaced by `savings_sf`).
  */
@@ -30,6 +30,8 @@ import { verifyRows } from '../../src/core/verify/compare.ts';
 import { DEMO_TABLES, generateDemoData } from '../../src/warehouses/demo-data.ts';
 import { antiPatternsIn } from '../../test/differential/anti-patterns/corpus.ts';
 import { ordersResult } from '../../test/differential/engine-results.ts';
+import { loadStandinData } from '../../test/support/bigquery-standin-data.ts';
+import { scanFigures } from '../../test/support/bigquery-standin-scan.ts';
 import { tpchCreateTable } from '../../test/support/load-tpch.ts';
 import { tpchQueries } from '../../test/support/tpch-duckdb.ts';
 
@@ -38,7 +40,7 @@ const { values: args } = parseArgs({
     scale: { type: 'string', default: '0.1' },
     rounds: { type: 'string', default: '5' },
     'budget-minutes': { type: 'string', default: '20' },
-    engines: { type: 'string', default: 'postgres,mariadb,duckdb' },
+    engines: { type: 'string', default: 'postgres,mariadb,duckdb,bigquery' },
     reload: { type: 'boolean', default: false },
     only: { type: 'string' },
     'timeout-seconds': { type: 'string', default: '60' },
@@ -189,7 +191,9 @@ const postgresSpelling = (sql: string): string =>
   sql.replace(/\bAS STRING\)/gi, 'AS TEXT)').replace(/;\s*$/, '');
 
 /** Every anti-pattern and TPC-H query in the dialect that the engine rewrites (ungated: all rules apply). */
-const casesIn = (dialect: 'postgres' | 'mysql'): { cases: Case[]; unchanged: string[]; failed: string[] } => {
+const casesIn = (
+  dialect: 'postgres' | 'mysql' | 'bigquery',
+): { cases: Case[]; unchanged: string[]; failed: string[] } => {
   const sources = [
     ...antiPatternsIn(dialect).map((a) => ({ id: a.id, writtenFor: a.rule, sql: a.sql })),
     ...tpchQueries().map((q) => {
@@ -530,6 +534,50 @@ const report = (e: Engine, ms: readonly Measured[]): string => {
   return lines.join('\n');
 };
 
+// ---------------------------------------------------------------------------------------------- BigQuery
+
+/**
+ * BigQuery bytes, modelled: the stand-in's dry run (test/support/bigquery-standin-scan.ts) over the corpus
+ * sample it serves (orders partitioned by month, lineitem by day, customer by range), on the BigQuery spelling.
+ */
+const bigQueryModelled = async (): Promise<string> => {
+  const instance = await DuckDBInstance.create(':memory:');
+  const conn = await instance.connect();
+  const tables = await loadStandinData(conn);
+  const { cases } = casesIn('bigquery');
+  const groups = new Map<string, { queries: number; before: number; after: number }>();
+  const failed: string[] = [];
+  for (const c of cases) {
+    const bytes = async (sql: string): Promise<number> => {
+      const p = parseSql(sql, 'bigquery');
+      if (!p.ok || !p.statements[0]) throw new Error('does not parse');
+      const d = toDuckDb(p.statements[0], 'bigquery', { dropQualifiers: true });
+      if (!d.ok) throw new Error(d.message);
+      return (await scanFigures(conn, d.sql, tables)).total;
+    };
+    try {
+      const [b, a] = [await bytes(c.original), await bytes(c.rewritten)];
+      for (const k of [...c.rules, 'total']) {
+        const g = groups.get(k) ?? { queries: 0, before: 0, after: 0 };
+        groups.set(k, { queries: g.queries + 1, before: g.before + b, after: g.after + a });
+      }
+    } catch (e) {
+      failed.push(`${c.id}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  const lines = [
+    `### BigQuery bytes processed — modelled (the stand-in's dry run over the corpus sample, ${cases.length} rewritten queries)`,
+    '',
+    '| rule | queries | bytes before → after |',
+    '|---|---:|---|',
+    ...[...groups.entries()]
+      .sort(([a], [b]) => (a === 'total' ? 1 : b === 'total' ? -1 : a.localeCompare(b)))
+      .map(([k, g]) => `| ${k} | ${g.queries} | ${g.before} → ${g.after} (${pct(g.before, g.after)}) |`),
+  ];
+  if (failed.length > 0) lines.push('', `not measured: ${failed.join('; ')}`);
+  return lines.join('\n');
+};
+
 // ---------------------------------------------------------------------------------------------- main
 
 const main = async (): Promise<void> => {
@@ -575,6 +623,7 @@ const main = async (): Promise<void> => {
     const { conn } = await demoData();
     await runEngine(() => Promise.resolve(duckdbEngine(conn)), casesIn('postgres'));
   }
+  if (ENGINES.includes('bigquery')) sections.push(await bigQueryModelled());
   const [e1, e5] = loadavg();
   process.stdout.write(
     `${sections.join('\n\n')}\n\nload at the end ${fmt(e1 ?? 0, 2)}/${fmt(e5 ?? 0, 2)}, ` +
