@@ -120,6 +120,23 @@ const TEMPLATES: Record<string, Spelling[]> = {
       (c) => `SELECT l_orderkey, l_linenumber FROM lineitem WHERE ${c}`,
     ),
   ],
+  'self-join-elimination': [
+    same(
+      'SELECT a.o_orderkey, b.o_totalprice FROM orders AS a JOIN orders AS b ON b.o_orderkey = a.o_orderkey WHERE b.o_totalprice > 300000',
+    ),
+    same(
+      'SELECT c.c_name, d.c_acctbal FROM customer AS c JOIN customer AS d ON d.c_custkey = c.c_custkey WHERE d.c_acctbal > 9000',
+    ),
+    same(
+      "SELECT p.p_partkey, q.p_retailprice FROM part AS p LEFT JOIN part AS q ON q.p_partkey = p.p_partkey WHERE p.p_brand = 'Brand#13'",
+    ),
+    same(
+      'SELECT l.l_orderkey, l.l_linenumber, m.l_extendedprice FROM lineitem AS l JOIN lineitem AS m ON m.l_orderkey = l.l_orderkey AND m.l_linenumber = l.l_linenumber WHERE m.l_quantity > 48',
+    ),
+    same(
+      'SELECT s.s_name, t.s_acctbal FROM supplier AS s JOIN supplier AS t ON t.s_suppkey = s.s_suppkey AND t.s_acctbal > 5000 JOIN nation AS n ON n.n_nationkey = t.s_nationkey',
+    ),
+  ],
   'subquery-order-by': [
     same('SELECT COUNT(*) AS n FROM (SELECT o_orderkey FROM orders ORDER BY o_orderdate) AS d'),
     same(

@@ -7,6 +7,7 @@ import { joinElimination } from './join-elimination.ts';
 import { outerJoinSimplification } from './outer-join-simplification.ts';
 import { predicatePushdown } from './predicate-pushdown.ts';
 import { redundantDistinct } from './redundant-distinct.ts';
+import { selfJoinElimination } from './self-join-elimination.ts';
 import { sargableDates } from './sargable-dates.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
 import { subqueryOrderBy } from './subquery-order-by.ts';
@@ -33,5 +34,6 @@ export const RULES: readonly RewriteRule[] = [
   unionPredicatePushdown,
   outerJoinSimplification,
   joinElimination,
+  selfJoinElimination,
   unusedColumns,
 ];
