@@ -24,6 +24,8 @@ export type Replica = {
   readonly clusterMetrics?: () => Promise<{ text: string; contentType: string }>;
   close(): Promise<void>;
 };
+import type { QuarantineCache } from '../services/rule-quarantine.ts';
+import type { ShadowVerifier } from '../services/shadow-verifier.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -45,4 +47,8 @@ export type Services = {
   readonly rateLimiter?: RateLimiter;
   /** Scale-out: this replica's name and shared dependencies; closeServices closes them. */
   readonly replica?: Replica;
+  /** Shadow verification of sampled rewritten queries; closeServices drains it. */
+  readonly shadow?: ShadowVerifier;
+  /** This process's copy of the rule quarantine, re-read from the store; closeServices stops it. */
+  readonly quarantine?: QuarantineCache;
 };

@@ -11,6 +11,8 @@ export type PreparedEntry = {
   readonly catalog: Catalog;
   /** The tables the query names, as the SQL worker asked for them. */
   readonly tables: readonly NamedTable[] | undefined;
+  /** The rule quarantine it was rewritten under (its snapshot object: a re-read one is another version). */
+  readonly quarantine: Readonly<Record<string, readonly string[]>> | undefined;
 };
 
 const MAX_ENTRIES = 2_000;

@@ -50,6 +50,8 @@ export type RewriteSettings = {
   readonly maxListItems: number;
   /** Time limit of parsing + checking, and of translating + pricing, in the SQL worker pool (422 past it). */
   readonly parseTimeoutMs: number;
+  /** Rules quarantined by shadow verification, by query shape (sql-work.ts `SqlTask.rewrite.quarantine`). */
+  readonly quarantine?: () => Readonly<Record<string, readonly string[]>> | undefined;
 };
 
 /** A query checked and rewritten, ready to price and run: plain text and numbers, no tree. */
@@ -68,6 +70,8 @@ export type PreparedQuery = {
   readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
   /** For an adapter that translates (`translates`, local mode), when asked: `rewrittenSql` in that dialect. */
   readonly translated?: string;
+  /** The query's normalised shape (literals abstracted): what a shadow-verification quarantine names. */
+  readonly shapeDigest?: string;
 };
 
 /**
@@ -97,11 +101,13 @@ export const prepareQuery = async (
   const rewrite = opts.rewrite !== false;
   const cache = cacheOf(warehouse);
   const key = `${opts.translate ? 't' : '-'}${rewrite ? 'r' : '-'}${settingsKey(settings)}\u0000${normaliseSql(sql)}`;
+  const quarantine = rewrite ? settings.quarantine?.() : undefined;
   const hit = cache.get(key);
   if (hit !== undefined) {
     // Valid while the adapter gives the same catalog (its cache, per TTL) for the tables the query names.
+    // And while the rule quarantine is the one it was made under (each re-read of a non-empty one is new).
     const current = await warehouse.adapter.introspect(hit.tables);
-    if (current === hit.catalog) {
+    if (current === hit.catalog && hit.quarantine === quarantine) {
       cache.record(true);
       return fromEntry(hit, sql);
     }
@@ -113,7 +119,7 @@ export const prepareQuery = async (
   const leader = inflight.get(key);
   if (leader !== undefined) {
     const shared = await leader.catch(() => undefined);
-    if (shared !== undefined) return fromEntry(shared, sql);
+    if (shared !== undefined && shared.quarantine === quarantine) return fromEntry(shared, sql);
   }
   const own = (async (): Promise<PreparedEntry> => {
     let tables: readonly NamedTable[] | undefined;
@@ -123,7 +129,9 @@ export const prepareQuery = async (
         dialect: warehouse.dialect,
         warehouse: warehouse.name,
         costSpec: warehouse.costSpec,
-        rewrite: rewrite ? { disabled: [...settings.disabled], budgetMs: settings.budgetMs } : undefined,
+        rewrite: rewrite
+          ? { disabled: [...settings.disabled], budgetMs: settings.budgetMs, ...quarantineOf(quarantine) }
+          : undefined,
         translateTo: opts.translate ? warehouse.adapter.translates : undefined,
         caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
       },
@@ -134,7 +142,7 @@ export const prepareQuery = async (
       { budgetMs: settings.budgetMs, timeLimitMs: settings.parseTimeoutMs },
       opts.signal,
     );
-    const entry: PreparedEntry = { sql, prepared, catalog, tables };
+    const entry: PreparedEntry = { sql, prepared, catalog, tables, quarantine };
     if (prepared.parsed && !prepared.fallback) cache.set(key, entry);
     return entry;
   })();
@@ -154,3 +162,8 @@ const fromEntry = (e: PreparedEntry, sql: string): PreparedQuery => {
     e.sql === sql || e.prepared.rewrittenSql !== e.sql ? e.prepared : { ...e.prepared, rewrittenSql: sql };
   return { sql, catalog: e.catalog, ...prepared };
 };
+
+const quarantineOf = (
+  q: Readonly<Record<string, readonly string[]>> | undefined,
+): { quarantine?: Readonly<Record<string, readonly string[]>> } =>
+  q && Object.keys(q).length > 0 ? { quarantine: q } : {};

@@ -14,6 +14,7 @@ import type {
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Capabilities, ExecuteOptions, ExecuteResult, WarehouseAdapter } from './adapter.ts';
 import { generateDemoData } from './demo-data.ts';
+import { duckDbJsonValue } from './row-values.ts';
 
 export type DuckDbLocalOptions = {
   /** The user's own DuckDB file; when absent, the generated demo dataset under `dataDir`. */
@@ -36,6 +37,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rowTap: true,
 };
 
 /** Creates the demo database file once (atomically: written aside, then renamed). */
@@ -154,6 +156,8 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         integerDivisionOf.set(conn, division);
       }
       const result = await conn.stream(sql);
+      const { tap } = options;
+      tap?.columns(result.columnNames());
       let rows = 0;
       for (
         let chunk = await result.fetchChunk();
@@ -161,6 +165,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         chunk = await result.fetchChunk()
       ) {
         rows += chunk.rowCount;
+        if (tap) for (const values of chunk.convertRows(duckDbJsonValue)) tap.row(values);
         const why = stopped();
         if (why) throw why;
       }
