@@ -296,7 +296,10 @@ export const createServices = async (
   });
   const sqlPool = opts.testing?.sqlPool ?? sqlPoolFor(config);
   const metrics = createMetrics(opts.metrics ?? true);
-  metrics.registry.setDefaultLabels({ replica: replica.replica.name });
+  // Series carry the replica where several serve one port (SQLGATE_WORKERS) or one was named; a single process
+  // scraped at its own address keeps its series as they were.
+  if (config.workers > 1 || config.replicaName !== undefined)
+    metrics.registry.setDefaultLabels({ replica: replica.replica.name });
   const clusterMetrics = clusterMetricsOf(metrics.registry);
   const quarantine = await openQuarantineCache(db, config.quarantineRefreshMs);
   const shadow = shadowVerifierFor(config, db, sqlPool, quarantine, metrics, opts.testing?.shadowGate);
