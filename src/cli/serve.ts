@@ -2,12 +2,18 @@ import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import { closeServices, createServices } from '../runtime.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
+import { RULES } from '../core/rewrite/rules/index.ts';
+import { createRuleAdmin } from '../services/rule-quarantine.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
+import { isClusterWorker, isFirstWorker, serveClustered } from './cluster.ts';
 
 /** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
 export const serve = async (config: Config): Promise<number> => {
-  const say = (s: string) => process.stdout.write(`${s}\n`);
+  // SQLGATE_WORKERS > 1: this process supervises that many server processes (cluster.ts), each running this.
+  if (config.workers > 1 && !isClusterWorker()) return serveClustered(config);
+  const quiet = !isFirstWorker();
+  const say = (s: string) => (quiet ? undefined : process.stdout.write(`${s}\n`));
   const started = Date.now();
   const services = await createServices(config, { progress: say });
   const app = await buildApp(config, services);
@@ -18,6 +24,11 @@ export const serve = async (config: Config): Promise<number> => {
   const commands = adminCommands({
     keys: services.keys,
     links: createAccountLinkService(services.db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
+    rules: createRuleAdmin(
+      services.db,
+      RULES.map((r) => r.name),
+      () => services.quarantine?.refresh() ?? Promise.resolve(),
+    ),
     // Links point where people reach this server: SQLGATE_PUBLIC_URL, else the address it listens on.
     baseUrl: linkBaseUrl(
       config.publicUrl,
@@ -59,6 +70,10 @@ export const serve = async (config: Config): Promise<number> => {
     await app.close();
     app.log.info('http server closed');
     admin?.close();
+    // Shadow checks: finished within SQLGATE_SHADOW_SHUTDOWN_GRACE_MS, or dropped and counted; never a crash.
+    const shadow = await services.shadow?.close().catch(() => undefined);
+    if (shadow && shadow.finished + shadow.dropped > 0)
+      app.log.info({ shadow_checks: shadow }, 'shutdown: shadow checks finished or dropped');
     await closeServices(services);
     app.log.info('shutdown complete');
     process.exit(0);

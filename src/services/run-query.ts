@@ -14,6 +14,7 @@ import type { RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
 import type { RunReport } from '../warehouses/adapter.ts';
+import type { ShadowTicket, ShadowVerifier } from './shadow-verifier.ts';
 
 export type QueryResult = {
   trace_id: string;
@@ -51,6 +52,14 @@ export type QueryService = {
     signal?: AbortSignal;
     /** At most this many bytes billed (BigQuery's maximumBytesBilled); past it 422 `bytes-limit-exceeded`. */
     maxBytesBilled?: number;
+    /**
+     * For shadow verification: settles once the response has been sent (a sampled check starts only then), and
+     * the request's logger at level warn. Without it the query is never checked.
+     */
+    shadow?: {
+      afterResponse: Promise<unknown>;
+      warn: (details: Record<string, unknown>, message: string) => void;
+    };
   }): Promise<QueryResult>;
   cost(input: {
     sql: string;
@@ -82,6 +91,8 @@ export const createQueryService = (deps: {
   sqlPool: SqlWorkerPool;
   /** Queries in progress per account (429 past the limit). */
   concurrency: AccountConcurrency;
+  /** Shadow verification of sampled rewritten queries (SQLGATE_SHADOW_SAMPLE). */
+  shadow?: ShadowVerifier;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
@@ -107,11 +118,12 @@ export const createQueryService = (deps: {
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
-  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
+  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<string> => {
     const { outbox } = deps;
     const event = result && outbox ? outbox.eventFor(entry, result) : null;
-    const { evented } = await recordQuery(deps.db, entry, event);
+    const { id, evented } = await recordQuery(deps.db, entry, event);
     if (evented) outbox?.queued();
+    return id;
   };
 
   return {
@@ -130,7 +142,7 @@ export const createQueryService = (deps: {
         release?.();
       }
     },
-    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, shadow }) => {
       const started = performance.now();
       const w = resolve(warehouse);
       const base = {
@@ -141,6 +153,7 @@ export const createQueryService = (deps: {
         originalSql: sql,
       };
       let plan: QueryPlan | undefined;
+      let ticket: ShadowTicket | undefined;
       // Before anything else (the SQL workers too): one account cannot take every thread and connection.
       const release = deps.concurrency.acquire(principal.accountId);
       try {
@@ -150,11 +163,22 @@ export const createQueryService = (deps: {
         });
         checkBytesLimit(w, plan, maxBytesBilled);
         const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
+        const attribution = { traceId, accountId: principal.accountId, keyId: principal.keyId };
+        // Sampled before it runs, so that the rows the user gets are fingerprinted as they stream by.
+        const checkable =
+          shadow !== undefined &&
+          rules.length > 0 &&
+          !fallback &&
+          rewrittenSql !== sql &&
+          plan.prepared.shapeDigest !== undefined &&
+          w.adapter.capabilities.rowTap === true;
+        ticket = checkable ? deps.shadow?.sample() : undefined;
         const outcome = await w.adapter
           .execute(rewrittenSql, {
             timeoutMs: deps.statementTimeoutMs,
-            attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
+            attribution,
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
+            ...(ticket ? { tap: ticket.tap } : {}),
             ...(maxBytesBilled !== undefined ? { maxBytesBilled } : {}),
             ...(signal ? { signal } : {}),
           })
@@ -175,7 +199,7 @@ export const createQueryService = (deps: {
           cost,
           ...runFields(outcome.run),
         };
-        await log(
+        const queryLogId = await log(
           {
             ...base,
             rewrittenSql,
@@ -194,8 +218,24 @@ export const createQueryService = (deps: {
           },
           result,
         );
+        if (ticket && shadow && plan.prepared.shapeDigest !== undefined) {
+          ticket.submit({
+            queryLogId,
+            attribution,
+            warehouse: w,
+            originalSql: sql,
+            rewrittenSql,
+            ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
+            rules,
+            shapeDigest: plan.prepared.shapeDigest,
+            afterResponse: shadow.afterResponse,
+            warn: shadow.warn,
+          });
+          ticket = undefined;
+        }
         return result;
       } catch (e) {
+        ticket?.cancel();
         await log({
           ...base,
           rewrittenSql: plan?.sql ?? null,

@@ -18,6 +18,18 @@ export type Capabilities = {
   readonly streamingRowCount: boolean;
   /** `ExecuteOptions.maxBytesBilled` is enforced by the warehouse itself (the job refuses to run past it). */
   readonly bytesLimit?: boolean;
+  /** `ExecuteOptions.tap` is told every row's values as they stream by (shadow verification). */
+  readonly rowTap?: boolean;
+};
+
+/**
+ * Told a result's rows while they stream by, never kept by the adapter. Values are in the JSON model POST
+ * /verify compares: null, booleans, strings, JS numbers, exact numbers (integers past 2^53, decimals) as
+ * `JSON.rawJSON` text, arrays and objects; dates, times and anything else as the warehouse's text.
+ */
+export type RowTap = {
+  readonly columns: (names: readonly string[]) => void;
+  readonly row: (values: readonly unknown[]) => void;
 };
 
 /** Who a statement runs for, so that the warehouse's own billing and logs attribute it (labels, query tags). */
@@ -45,6 +57,8 @@ export type ExecuteOptions = {
   readonly attribution?: Attribution;
   /** Bytes the statement may bill at most (capability `bytesLimit`); absent: the adapter's configured default. */
   readonly maxBytesBilled?: number;
+  /** Told every row as it arrives (capability `rowTap`; others ignore it). */
+  readonly tap?: RowTap;
 };
 
 /** What the warehouse reports about a run, where it does (connected warehouses). */

@@ -16,6 +16,7 @@ import type { TableResource } from './bigquery-catalog.ts';
 import { bigQueryError } from './bigquery-errors.ts';
 import { attributionLabels } from './bigquery-labels.ts';
 import { abortedBeforeStart, stoppedError, watchStatement } from './statement-watch.ts';
+import { bigQueryJsonValue } from './row-values.ts';
 
 export type BigQueryOptions = {
   readonly project: string;
@@ -45,6 +46,7 @@ const CAPABILITIES: Capabilities = {
   readOnlyConnection: false,
   streamingRowCount: true,
   bytesLimit: true,
+  rowTap: true,
 };
 
 const num = (v: unknown): number | undefined =>
@@ -176,7 +178,14 @@ export const openBigQuery = async (
           if (Date.now() - asked < 100) await sleep(100);
           continue;
         }
-        columns ??= (resp?.schema?.fields ?? []).map((f) => f.name ?? '');
+        const fields = resp?.schema?.fields ?? [];
+        if (columns === undefined) {
+          columns = fields.map((f) => f.name ?? '');
+          options.tap?.columns(columns);
+        }
+        if (options.tap)
+          for (const r of page as Array<Record<string, unknown>>)
+            options.tap.row(fields.map((f) => bigQueryJsonValue(r[f.name ?? ''], f)));
         rows += page.length;
         pageToken = resp?.pageToken ?? undefined;
         if (pageToken === undefined) break;

@@ -14,6 +14,7 @@ import type {
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Capabilities, ExecuteOptions, ExecuteResult, WarehouseAdapter } from './adapter.ts';
 import { generateDemoData } from './demo-data.ts';
+import { duckDbJsonValue } from './row-values.ts';
 
 export type DuckDbLocalOptions = {
   /** The user's own DuckDB file; when absent, the generated demo dataset under `dataDir`. */
@@ -36,6 +37,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rowTap: true,
 };
 
 /** Creates the demo database file once (atomically: written aside, then renamed). */
@@ -106,6 +108,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
     idle.push(conn);
   }
   const waiters: Array<(c: DuckDBConnection) => void> = [];
+  const integerDivisionOf = new WeakMap<DuckDBConnection, boolean>();
   const acquire = (): Promise<DuckDBConnection> => {
     const c = idle.pop();
     return c ? Promise.resolve(c) : new Promise((resolve) => waiters.push(resolve));
@@ -145,8 +148,16 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
           ? new GatewayError('query-failed', 'The statement was cancelled.')
           : undefined;
     try {
-      await conn.run(`SET integer_division = ${options.integerDivision === true}`);
+      // Set only when it changes on this connection: one round trip less per query (user SQL cannot SET).
+      const division = options.integerDivision === true;
+      if (integerDivisionOf.get(conn) !== division) {
+        integerDivisionOf.delete(conn);
+        await conn.run(`SET integer_division = ${division}`);
+        integerDivisionOf.set(conn, division);
+      }
       const result = await conn.stream(sql);
+      const { tap } = options;
+      tap?.columns(result.columnNames());
       let rows = 0;
       for (
         let chunk = await result.fetchChunk();
@@ -154,6 +165,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         chunk = await result.fetchChunk()
       ) {
         rows += chunk.rowCount;
+        if (tap) for (const values of chunk.convertRows(duckDbJsonValue)) tap.row(values);
         const why = stopped();
         if (why) throw why;
       }

@@ -1,8 +1,17 @@
+import type { ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
 import { QueryRequest, QueryResultSchema } from '../schemas/query.ts';
 import type { Services } from '../services.ts';
+
+/** Settles when the response has been written out, or the connection closed before. */
+const responseSent = (res: ServerResponse): Promise<void> =>
+  new Promise((resolve) => {
+    if (res.writableFinished || res.destroyed) return resolve();
+    res.once('finish', () => resolve());
+    res.once('close', () => resolve());
+  });
 
 export const registerQueryRoute = (api: FastifyInstance, services: Services): void => {
   api.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -16,7 +25,7 @@ export const registerQueryRoute = (api: FastifyInstance, services: Services): vo
         response: { 200: QueryResultSchema, ...problems(400, 403, 404, 415, 422, 503, 504, ...AUTH_ERRORS) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const principal = req.principal;
       if (!principal) throw new Error('authentication hook did not run');
       // The client going away cancels the statement on the warehouse.
@@ -33,6 +42,8 @@ export const registerQueryRoute = (api: FastifyInstance, services: Services): vo
           ...(req.body.max_bytes_billed !== undefined ? { maxBytesBilled: req.body.max_bytes_billed } : {}),
           traceId: req.traceId,
           signal: controller.signal,
+          // A shadow check of this query (if sampled) starts only once the response is out.
+          shadow: { afterResponse: responseSent(reply.raw), warn: (d, m) => req.log.warn(d, m) },
         });
         services.metrics.queries.labels(result.warehouse, 'ok', String(result.fallback)).inc();
         services.metrics.savingsUsd.labels(result.warehouse).inc(Math.max(0, result.cost.savings));
