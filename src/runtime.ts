@@ -9,6 +9,8 @@ import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createAccountConcurrency } from './services/account-concurrency.ts';
 import type { AccountConcurrency } from './services/account-concurrency.ts';
 import { createQueryService } from './services/run-query.ts';
+import { createGuardrails } from './services/guardrails.ts';
+import type { Guardrails } from './services/guardrails.ts';
 import { createSqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { SqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { QueryOutbox, QueryService } from './services/run-query.ts';
@@ -131,7 +133,7 @@ export const queryServiceFor = (
   db: Db,
   warehouses: WarehouseRegistry,
   outbox: QueryOutbox | undefined,
-  shared: { sqlPool: SqlWorkerPool; concurrency?: AccountConcurrency },
+  shared: { sqlPool: SqlWorkerPool; concurrency?: AccountConcurrency; guard?: Guardrails },
 ): QueryService =>
   createQueryService({
     db,
@@ -139,6 +141,7 @@ export const queryServiceFor = (
     defaultWarehouse: config.defaultWarehouse,
     sqlPool: shared.sqlPool,
     concurrency: shared.concurrency ?? createAccountConcurrency(config.maxConcurrentPerAccount),
+    ...(shared.guard ? { guard: shared.guard } : {}),
     settings: {
       budgetMs: config.rewriteBudgetMs,
       disabled: new Set(config.rewriteDisable),
@@ -183,7 +186,8 @@ export const createServices = async (
     notify: () => webhookDispatcher.wake(),
   });
   const sqlPool = sqlPoolFor(config);
-  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, { sqlPool });
+  const guardrails = createGuardrails({ db, notify: () => webhookDispatcher.wake() });
+  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, { sqlPool, guard: guardrails });
   return {
     db,
     warehouses: registry,
@@ -197,6 +201,7 @@ export const createServices = async (
     webhooks,
     webhookDispatcher,
     sqlPool,
+    guardrails,
     ...(foreground ? { foreground } : {}),
   };
 };

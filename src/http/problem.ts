@@ -29,6 +29,8 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   'headers-too-large': 431,
   'query-too-complex': 422,
   'too-many-concurrent-queries': 429,
+  'cost-limit-exceeded': 422,
+  'budget-exhausted': 429,
 };
 
 const TITLES: Readonly<Record<ErrorCode, string>> = {
@@ -59,6 +61,8 @@ const TITLES: Readonly<Record<ErrorCode, string>> = {
   'headers-too-large': 'Request header fields too large',
   'query-too-complex': 'Query too complex',
   'too-many-concurrent-queries': 'Too many concurrent queries',
+  'cost-limit-exceeded': 'Cost limit exceeded',
+  'budget-exhausted': 'Budget exhausted',
 };
 
 export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';

@@ -9,6 +9,7 @@ import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 import type { ForegroundGauge } from '../jobs/foreground.ts';
 import type { SqlWorkerPool } from '../services/sql-worker-pool.ts';
+import type { Guardrails } from '../services/guardrails.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -24,6 +25,8 @@ export type Services = {
   readonly webhookDispatcher: Dispatcher;
   /** Threads that parse, check, rewrite and price queries; closeServices stops them. */
   readonly sqlPool: SqlWorkerPool;
+  /** Per-query limits, budgets and usage (issue 19). */
+  readonly guardrails: Guardrails;
   /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
   readonly foreground?: ForegroundGauge;
 };

@@ -12,6 +12,7 @@ import { planQuery } from './plan-query.ts';
 import type { QueryPlan } from './plan-query.ts';
 import type { RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
+import type { Admission, Guardrails } from './guardrails.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
 import type { RunReport } from '../warehouses/adapter.ts';
 
@@ -82,6 +83,8 @@ export const createQueryService = (deps: {
   sqlPool: SqlWorkerPool;
   /** Queries in progress per account (429 past the limit). */
   concurrency: AccountConcurrency;
+  /** Per-query limits and budgets (guardrails.ts), checked between the plan and the run. */
+  guard?: Guardrails;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
@@ -141,6 +144,7 @@ export const createQueryService = (deps: {
         originalSql: sql,
       };
       let plan: QueryPlan | undefined;
+      let admission: Admission | undefined;
       // Before anything else (the SQL workers too): one account cannot take every thread and connection.
       const release = deps.concurrency.acquire(principal.accountId);
       try {
@@ -149,21 +153,28 @@ export const createQueryService = (deps: {
           ...(signal ? { signal } : {}),
         });
         checkBytesLimit(w, plan, maxBytesBilled);
+        admission = await deps.guard?.admit(principal, plan.estimate);
+        const byteCap = guardedBytes(w, maxBytesBilled, admission);
         const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
         const outcome = await w.adapter
           .execute(rewrittenSql, {
             timeoutMs: deps.statementTimeoutMs,
             attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
-            ...(maxBytesBilled !== undefined ? { maxBytesBilled } : {}),
+            ...(byteCap !== undefined ? { maxBytesBilled: byteCap } : {}),
             ...(signal ? { signal } : {}),
           })
           .catch((e: unknown) => {
             // The warehouse refused past its byte limit: say what the estimate was.
             if (isGatewayError(e) && e.code === 'bytes-limit-exceeded' && plan)
-              throw bytesLimitExceeded(maxBytesBilled, plan, 'warehouse', e);
+              throw bytesLimitExceeded(byteCap, plan, 'warehouse', e);
             throw e;
           });
+        await admission?.settle({
+          ran: true,
+          ...(outcome.run ? { run: outcome.run } : {}),
+          savingsUsd: cost.savings,
+        });
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -196,6 +207,7 @@ export const createQueryService = (deps: {
         );
         return result;
       } catch (e) {
+        await admission?.settle({ ran: false, savingsUsd: 0 }).catch(() => undefined);
         await log({
           ...base,
           rewrittenSql: plan?.sql ?? null,
@@ -218,6 +230,20 @@ export const createQueryService = (deps: {
       }
     },
   };
+};
+
+/**
+ * The byte cap sent to a warehouse that enforces one (BigQuery maximumBytesBilled): the request's and the
+ * guardrails' `max_bytes_per_query`, whichever is stricter.
+ */
+const guardedBytes = (
+  w: Warehouse,
+  requested: number | undefined,
+  admission: Admission | undefined,
+): number | undefined => {
+  const guard = w.adapter.capabilities.bytesLimit === true ? admission?.maxBytesBilled : undefined;
+  if (guard === undefined) return requested;
+  return requested === undefined ? guard : Math.min(requested, guard);
 };
 
 /** The run's report as response fields (extensions): job or query id, bytes processed and billed, cache hit. */
