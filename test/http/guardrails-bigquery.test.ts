@@ -85,12 +85,10 @@ describe('guardrails on connected BigQuery (stand-in)', () => {
   });
 
   it('spend is what BigQuery billed: a cache hit (0 bytes billed) adds nothing', async () => {
-    const usage = async (): Promise<number> =>
-      (
-        (await gw.app.inject({ method: 'GET', url: '/usage?period=month', headers: gw.auth })).json() as {
-          account: { spent_usd: number };
-        }
-      ).account.spent_usd;
+    const usage = async (): Promise<number> => {
+      const res = await gw.app.inject({ method: 'GET', url: '/usage?period=month', headers: gw.auth });
+      return res.json<{ account: { spent_usd: number } }>().account.spent_usd;
+    };
     const q = 'SELECT n_name, n_regionkey FROM nation WHERE n_nationkey < 7';
     const start = await usage();
     const first = await gw.app.inject({

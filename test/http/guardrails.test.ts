@@ -44,7 +44,7 @@ describe.each([
       url: `/cost?query=${encodeURIComponent(QUERY)}`,
       headers: g.auth,
     });
-    estimate = (cost.json() as { optimized_cost: number }).optimized_cost;
+    estimate = cost.json<{ optimized_cost: number }>().optimized_cost;
   }, 120_000);
   afterAll(async () => {
     await g?.close();
@@ -103,14 +103,14 @@ describe.each([
         await put(url, { max_usd_per_query: estimate / 2 });
         const res = await query();
         expect(res.statusCode).toBe(422);
-        const p = res.json() as Record<string, unknown>;
+        const p = res.json<Record<string, unknown>>();
         expect(p.type).toMatch(/cost-limit-exceeded$/);
         expect(p.limit).toEqual({ max_usd_per_query: estimate / 2, scope });
         expect((p.estimate as { usd: number }).usd).toBeCloseTo(estimate, 12);
         await put(url, { max_bytes_per_query: 1024 });
         const bytes = await query();
         expect(bytes.statusCode).toBe(422);
-        expect((bytes.json() as { limit: unknown }).limit).toEqual({ max_bytes_per_query: 1024, scope });
+        expect(bytes.json<{ limit: unknown }>().limit).toEqual({ max_bytes_per_query: 1024, scope });
         await put(url, { max_usd_per_query: estimate * 2, max_bytes_per_query: 1e15 });
         expect((await query()).statusCode).toBe(200);
         await put(url, {});
@@ -129,7 +129,7 @@ describe.each([
           headers: g.auth,
           payload: { url: receiver.url },
         });
-        const secret = (hook.json() as { secret: string }).secret;
+        const secret = hook.json<{ secret: string }>().secret;
         // A fresh key: its own counters start at zero whatever the tests before spent.
         const acct = (await g.services.keys.list())[0]?.accountId ?? '';
         const fresh = await g.services.keys.createForAccount(acct, `budget-${store}`, null);
@@ -153,9 +153,9 @@ describe.each([
 
         const usage = await g.app.inject({ method: 'GET', url: '/usage?period=day', headers: auth });
         expect(usage.statusCode).toBe(200);
-        const u = usage.json() as {
+        const u = usage.json<{
           keys: { key_id: string; spent_usd: number; queries: number; used_pct: number }[];
-        };
+        }>();
         const mine = u.keys.find((k) => k.key_id === fresh.record.id);
         expect(mine?.queries).toBe(fits);
         expect(mine?.spent_usd).toBeLessThanOrEqual(budget + 1e-12);
