@@ -1,3 +1,4 @@
+import { isGatewayError } from '../core/errors.ts';
 import type { ErrorCode } from '../core/errors.ts';
 
 /** The one code → HTTP status table (RFC 9457 problems). Codes are never reused. */
@@ -92,3 +93,9 @@ export const problemOf = (
   instance: traceId,
   code,
 });
+
+/** The problem for anything thrown: a GatewayError as itself, anything else as `internal` (no message leaks). */
+export const problemFor = (e: unknown, traceId: string): Problem =>
+  isGatewayError(e)
+    ? problemOf(e.code, e.detail, traceId, e.context)
+    : problemOf('internal', 'An unexpected error occurred; the trace id identifies it in the logs.', traceId);

@@ -14,7 +14,7 @@ import type { RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
 import type { Admission, Guardrails } from './guardrails.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
-import type { RunReport } from '../warehouses/adapter.ts';
+import type { RowSink, RunReport } from '../warehouses/adapter.ts';
 
 export type QueryResult = {
   trace_id: string;
@@ -43,6 +43,12 @@ export type QueryOutbox = {
   queued(): void;
 };
 
+/** What is known of a query once it is planned and admitted, before it runs (the first NDJSON line). */
+export type QueryHead = Pick<
+  QueryResult,
+  'trace_id' | 'rewritten_query' | 'warehouse' | 'rules_applied' | 'fallback' | 'cost'
+>;
+
 export type QueryService = {
   run(input: {
     principal: Principal;
@@ -52,6 +58,11 @@ export type QueryService = {
     signal?: AbortSignal;
     /** At most this many bytes billed (BigQuery's maximumBytesBilled); past it 422 `bytes-limit-exceeded`. */
     maxBytesBilled?: number;
+    /**
+     * Where the rows go, made once the query is planned and admitted (nothing was refused): a warehouse that
+     * cannot return rows refuses the request first (400). Absent: rows are only counted.
+     */
+    rows?: (head: QueryHead) => RowSink;
   }): Promise<QueryResult>;
   cost(input: {
     sql: string;
@@ -133,9 +144,15 @@ export const createQueryService = (deps: {
         release?.();
       }
     },
-    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, rows }) => {
       const started = performance.now();
       const w = resolve(warehouse);
+      if (rows && w.adapter.capabilities.rows !== true)
+        throw new GatewayError(
+          'invalid-request',
+          `Rows cannot be returned from ${w.name} (${w.adapter.id}); ask for the row count only (no return_rows, no Accept: application/x-ndjson).`,
+          { warehouse: w.name },
+        );
       const base = {
         accountId: principal.accountId,
         keyId: principal.keyId,
@@ -156,12 +173,21 @@ export const createQueryService = (deps: {
         admission = await deps.guard?.admit(principal, plan.estimate);
         const byteCap = guardedBytes(w, maxBytesBilled, admission);
         const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
+        const sink = rows?.({
+          trace_id: traceId,
+          rewritten_query: rewrittenSql,
+          warehouse: w.name,
+          rules_applied: [...rules],
+          fallback,
+          cost,
+        });
         const outcome = await w.adapter
           .execute(rewrittenSql, {
             timeoutMs: deps.statementTimeoutMs,
             attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
             ...(byteCap !== undefined ? { maxBytesBilled: byteCap } : {}),
+            ...(sink ? { rows: sink } : {}),
             ...(signal ? { signal } : {}),
           })
           .catch((e: unknown) => {

@@ -11,6 +11,7 @@ import type {
 } from './adapter.ts';
 import type { AuroraOptions } from './aurora-options.ts';
 import { parseMysqlExplain } from './explain-plan.ts';
+import { streamMysqlRows } from './mysql-rows.ts';
 import { readMysqlCatalog, readMysqlTableSizes } from './mysql-catalog.ts';
 import type { RowReader } from './mysql-catalog.ts';
 import {
@@ -27,6 +28,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
 };
 
 /** Server errors that mean "stopped": KILL QUERY (1317), MySQL max_execution_time (3024), MariaDB max_statement_time (1969). */
@@ -166,7 +168,8 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
         const stopped = watch.reason();
         if (stopped) throw stoppedError(stopped, timeoutMs);
         thread = conn.threadId;
-        return countRows(conn, stripTrailingSemicolons(sql));
+        const text = stripTrailingSemicolons(sql);
+        return options.rows ? streamMysqlRows(conn, text, options.rows) : countRows(conn, text);
       });
     } catch (e) {
       const stopped = watch.reason();

@@ -12,6 +12,7 @@ import type {
 import type { AuroraOptions } from './aurora-options.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
+import { streamPgRows } from './pg-rows.ts';
 import {
   abortedBeforeStart,
   stoppedError,
@@ -26,6 +27,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
 };
 
 /** Values are only counted, never read: every column stays the wire's text, nothing is parsed. */
@@ -177,7 +179,13 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
           // Stopped while we were connecting: do not start the statement at all.
           const stopped = watch.reason();
           if (stopped) throw stoppedError(stopped, timeoutMs);
-          return countRows(client, stripTrailingSemicolons(sql));
+          const text = stripTrailingSemicolons(sql);
+          return options.rows
+            ? streamPgRows(client, text, options.rows, () => {
+                const why = watch.reason();
+                return why ? stoppedError(why, timeoutMs) : undefined;
+              })
+            : countRows(client, text);
         },
         (p) => (pid = p),
       );

@@ -1,3 +1,4 @@
+import { streamDuckRows } from './duckdb-rows.ts';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -36,6 +37,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
 };
 
 /** Creates the demo database file once (atomically: written aside, then renamed). */
@@ -147,6 +149,12 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
     try {
       await conn.run(`SET integer_division = ${options.integerDivision === true}`);
       const result = await conn.stream(sql);
+      if (options.rows) {
+        const out = await streamDuckRows(result, options.rows, stopped);
+        const why = stopped();
+        if (why) throw why;
+        return out;
+      }
       let rows = 0;
       for (
         let chunk = await result.fetchChunk();
