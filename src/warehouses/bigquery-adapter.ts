@@ -1,3 +1,5 @@
+import { bigQueryColumns, sendBigQueryPage } from './bigquery-rows.ts';
+import type { BigQueryField } from './bigquery-rows.ts';
 import { randomBytes } from 'node:crypto';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { GatewayError } from '../core/errors.ts';
@@ -45,6 +47,7 @@ const CAPABILITIES: Capabilities = {
   readOnlyConnection: false,
   streamingRowCount: true,
   bytesLimit: true,
+  rows: true,
 };
 
 const num = (v: unknown): number | undefined =>
@@ -161,6 +164,7 @@ export const openBigQuery = async (
       if (watch.reason() !== undefined) await cancelJob().catch(() => undefined);
       let rows = 0;
       let columns: string[] | undefined;
+      let fields: BigQueryField[] = [];
       let pageToken: string | undefined;
       for (;;) {
         if (watch.reason() !== undefined) return stopped;
@@ -176,7 +180,12 @@ export const openBigQuery = async (
           if (Date.now() - asked < 100) await sleep(100);
           continue;
         }
-        columns ??= (resp?.schema?.fields ?? []).map((f) => f.name ?? '');
+        if (columns === undefined) {
+          fields = resp?.schema?.fields ?? [];
+          columns = fields.map((f) => f.name ?? '');
+          await options.rows?.columns(bigQueryColumns(fields));
+        }
+        if (options.rows) await sendBigQueryPage(fields, page as Record<string, unknown>[], options.rows);
         rows += page.length;
         pageToken = resp?.pageToken ?? undefined;
         if (pageToken === undefined) break;

@@ -25,6 +25,9 @@ export const exactDecimal = (text: string): JsonCell => {
 
 /** A 64-bit integer (bigint or its text) as an exact JSON value. */
 export const exactInteger = (v: bigint | string | number): JsonCell => {
+  // Up to 15 digits is always within ±2^53: no BigInt (a result streams millions of these).
+  if (typeof v === 'string' && /^-?\d{1,15}$/.test(v)) return Number(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   const b = typeof v === 'bigint' ? v : BigInt(v);
   return b > -LIMIT && b < LIMIT ? Number(b) : b.toString();
 };

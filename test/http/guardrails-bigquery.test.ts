@@ -110,3 +110,36 @@ describe('guardrails on connected BigQuery (stand-in)', () => {
     expect(await usage()).toBeCloseTo(afterFirst, 12);
   });
 });
+
+describe('rows from connected BigQuery (stand-in)', () => {
+  it('return_rows and NDJSON page through getQueryResults with exact values', async () => {
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/query',
+      headers: gw.auth,
+      payload: {
+        query:
+          'SELECT n_nationkey, n_name, CAST(9223372036854775807 AS INT64) AS big FROM nation ORDER BY n_nationkey',
+        return_rows: true,
+        max_rows: 2,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<{ data: unknown[]; truncated: boolean; rows: number; columns: unknown[] }>();
+    expect(body).toMatchObject({ rows: 25, truncated: true });
+    expect(body.data).toEqual([
+      { n_nationkey: 0, n_name: 'ALGERIA', big: '9223372036854775807' },
+      { n_nationkey: 1, n_name: 'ARGENTINA', big: '9223372036854775807' },
+    ]);
+    const nd = await gw.app.inject({
+      method: 'POST',
+      url: '/query',
+      headers: { ...gw.auth, accept: 'application/x-ndjson' },
+      payload: { query: 'SELECT n_name FROM nation' },
+    });
+    const lines = nd.body.trimEnd().split('\n');
+    expect(lines).toHaveLength(27);
+    expect(JSON.parse(lines[26] ?? '{}')).toMatchObject({ complete: true, rows: 25 });
+    expect(JSON.parse(lines[26] ?? '{}')).toHaveProperty('job_id');
+  });
+});
