@@ -25,6 +25,18 @@ export type Config = Readonly<{
   statementTimeoutMs: number;
   rewriteBudgetMs: number;
   rewriteDisable: readonly string[];
+  /** Shadow verification: the fraction of rewritten POST /query runs whose original also runs, compared after. */
+  shadowSample: number;
+  /** Shadow checks waiting to run at most (past it a check is dropped and counted). */
+  shadowQueue: number;
+  /** Shadow checks running at once. */
+  shadowConcurrency: number;
+  /** Rows a shadow-checked result may have; a larger one is not checked (its rows are not hashed past it). */
+  shadowMaxRows: number;
+  /** On shutdown, how long running shadow checks may take to finish before they are dropped and counted. */
+  shadowShutdownGraceMs: number;
+  /** How often a process re-reads the rule quarantine from the state store (other replicas', `sqlgate rules`). */
+  quarantineRefreshMs: number;
   /** Threads that parse, check, rewrite, translate and price queries. */
   sqlWorkers: number;
   /** Time limit of a query's parse + read-only check (and of its translation + pricing), in ms: 422 past it. */
@@ -91,6 +103,20 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_STATEMENT_TIMEOUT_MS', '30000', 'statement timeout (504 past it)'],
   ['SQLGATE_REWRITE_BUDGET_MS', '50', 'time budget of the rewrite per query (the original runs past it)'],
   ['SQLGATE_REWRITE_DISABLE', '', 'comma-separated rewrite rules to switch off'],
+  [
+    'SQLGATE_SHADOW_SAMPLE',
+    '0',
+    'fraction (0..1) of rewritten queries whose original also runs after the response, to compare results (costs a second run)',
+  ],
+  ['SQLGATE_SHADOW_QUEUE', '100', 'shadow checks waiting at most (more are dropped and counted)'],
+  ['SQLGATE_SHADOW_CONCURRENCY', '1', 'shadow checks running at once'],
+  [
+    'SQLGATE_SHADOW_MAX_ROWS',
+    '20000',
+    'rows a shadow-checked result may have; past it the check is skipped (the tap costs microseconds per row)',
+  ],
+  ['SQLGATE_SHADOW_SHUTDOWN_GRACE_MS', '5000', 'on shutdown, time for running shadow checks to finish'],
+  ['SQLGATE_QUARANTINE_REFRESH_MS', '5000', 'how often the rule quarantine is re-read from the state store'],
   [
     'SQLGATE_SQL_WORKERS',
     'CPUs, 1 to 8',
@@ -197,6 +223,12 @@ const num = (env: Env, name: string, dflt: number): number => {
   return n;
 };
 
+const fraction = (env: Env, name: string, dflt: number): number => {
+  const n = num(env, name, dflt);
+  if (n > 1) throw new ConfigError(name, `expected a fraction from 0 to 1, got ${n}`);
+  return n;
+};
+
 const oneOf = <T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T => {
   const v = read(env, name);
   if (v === undefined) return dflt;
@@ -268,6 +300,12 @@ export const loadConfig = (env: Env): Config => {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    shadowSample: fraction(env, 'SQLGATE_SHADOW_SAMPLE', 0),
+    shadowQueue: int(env, 'SQLGATE_SHADOW_QUEUE', 100, 0, 100_000),
+    shadowConcurrency: int(env, 'SQLGATE_SHADOW_CONCURRENCY', 1, 1, 64),
+    shadowMaxRows: int(env, 'SQLGATE_SHADOW_MAX_ROWS', 20_000, 1, 1_000_000_000),
+    shadowShutdownGraceMs: int(env, 'SQLGATE_SHADOW_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    quarantineRefreshMs: int(env, 'SQLGATE_QUARANTINE_REFRESH_MS', 5_000, 100, 3_600_000),
     rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     sqlWorkers: int(env, 'SQLGATE_SQL_WORKERS', Math.max(1, Math.min(8, availableParallelism())), 1, 64),
     parseTimeoutMs: int(env, 'SQLGATE_PARSE_TIMEOUT_MS', 5_000, 10, 600_000),

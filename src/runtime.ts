@@ -15,6 +15,11 @@ import { createSqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { SqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { QueryOutbox, QueryService } from './services/run-query.ts';
 import { createVerifyService } from './services/verify-results.ts';
+import { openQuarantineCache } from './services/rule-quarantine.ts';
+import type { QuarantineCache } from './services/rule-quarantine.ts';
+import { createShadowVerifier } from './services/shadow-verifier.ts';
+import type { ShadowVerifier } from './services/shadow-verifier.ts';
+import type { Metrics } from './http/metrics.ts';
 import { createWebhookService } from './services/webhooks.ts';
 import type { Dispatcher } from './jobs/dispatcher.ts';
 import { describeError, dispatcherFromSettings, dispatcherProxy } from './jobs/dispatcher-host.ts';
@@ -133,7 +138,13 @@ export const queryServiceFor = (
   db: Db,
   warehouses: WarehouseRegistry,
   outbox: QueryOutbox | undefined,
-  shared: { sqlPool: SqlWorkerPool; concurrency?: AccountConcurrency; guard?: Guardrails },
+  shared: {
+    sqlPool: SqlWorkerPool;
+    concurrency?: AccountConcurrency;
+    quarantine?: QuarantineCache;
+    shadow?: ShadowVerifier;
+    guard?: Guardrails;
+  },
 ): QueryService =>
   createQueryService({
     db,
@@ -149,15 +160,65 @@ export const queryServiceFor = (
       maxQueryTokens: config.maxQueryTokens,
       maxListItems: config.maxListItems,
       parseTimeoutMs: config.parseTimeoutMs,
+      ...(shared.quarantine ? { quarantine: shared.quarantine.snapshot } : {}),
     },
     statementTimeoutMs: config.statementTimeoutMs,
     ...(outbox ? { outbox } : {}),
+    ...(shared.shadow ? { shadow: shared.shadow } : {}),
   });
+
+/**
+ * Shadow verification (services/shadow-verifier.ts) as configured, reporting to the metrics; its checks run on
+ * the same SQL worker pool and warehouses as the queries they check.
+ */
+export const shadowVerifierFor = (
+  config: Config,
+  db: Db,
+  sqlPool: SqlWorkerPool,
+  quarantine: QuarantineCache,
+  metrics: Metrics,
+  gate?: () => Promise<void>,
+): ShadowVerifier => {
+  const verifier: ShadowVerifier = createShadowVerifier({
+    db,
+    sqlPool,
+    settings: {
+      budgetMs: config.rewriteBudgetMs,
+      disabled: new Set(config.rewriteDisable),
+      maxQueryBytes: config.maxQueryBytes,
+      maxQueryTokens: config.maxQueryTokens,
+      maxListItems: config.maxListItems,
+      parseTimeoutMs: config.parseTimeoutMs,
+    },
+    statementTimeoutMs: config.statementTimeoutMs,
+    sample: config.shadowSample,
+    queue: config.shadowQueue,
+    concurrency: config.shadowConcurrency,
+    maxRows: config.shadowMaxRows,
+    shutdownGraceMs: config.shadowShutdownGraceMs,
+    events: (outcome, rules) => {
+      metrics.shadowChecks.labels(outcome).inc();
+      if (outcome === 'mismatch') for (const r of rules) metrics.quarantines.labels(r).inc();
+    },
+    onQuarantine: () => quarantine.refresh(),
+    ...(gate ? { gate } : {}),
+  });
+  metrics.shadowPending = () => verifier.pending;
+  return verifier;
+};
 
 /** The composition root's wiring, shared by `sqlgate serve` and the tests. */
 export const createServices = async (
   config: Config,
-  opts: { progress: (m: string) => void; metrics?: boolean },
+  opts: {
+    progress: (m: string) => void;
+    metrics?: boolean;
+    /**
+     * Test seams, never reachable from configuration: a SQL worker pool of the test's own (one whose worker
+     * carries a deliberately broken rule), and a gate each shadow check awaits before it starts.
+     */
+    testing?: { sqlPool?: SqlWorkerPool; shadowGate?: () => Promise<void> };
+  },
 ): Promise<Services> => {
   const known = new Set(RULES.map((r) => r.name));
   const unknown = config.rewriteDisable.filter((r) => !known.has(r));
@@ -185,16 +246,26 @@ export const createServices = async (
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
     notify: () => webhookDispatcher.wake(),
   });
-  const sqlPool = sqlPoolFor(config);
+  const sqlPool = opts.testing?.sqlPool ?? sqlPoolFor(config);
+  const metrics = createMetrics(opts.metrics ?? true);
+  const quarantine = await openQuarantineCache(db, config.quarantineRefreshMs);
+  const shadow = shadowVerifierFor(config, db, sqlPool, quarantine, metrics, opts.testing?.shadowGate);
   const guardrails = createGuardrails({ db, notify: () => webhookDispatcher.wake() });
-  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, { sqlPool, guard: guardrails });
+  const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, {
+    sqlPool,
+    quarantine,
+    shadow,
+    guard: guardrails,
+  });
   return {
     db,
     warehouses: registry,
     keys,
     queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
-    metrics: createMetrics(opts.metrics ?? true),
+    metrics,
+    shadow,
+    quarantine,
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000, {
       signUpLimit: { max: config.signUpLimitPerHour, windowMs: 3_600_000 },
     }),
@@ -207,6 +278,9 @@ export const createServices = async (
 };
 
 export const closeServices = async (s: Services): Promise<void> => {
+  // Before the pool, warehouses and store its checks use: finished within the grace, or dropped and counted.
+  await s.shadow?.close().catch(() => undefined);
+  s.quarantine?.close();
   await s.webhookDispatcher.stop();
   await s.sqlPool.close();
   await s.warehouses.close();

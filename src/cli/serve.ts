@@ -2,6 +2,8 @@ import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import { closeServices, createServices } from '../runtime.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
+import { RULES } from '../core/rewrite/rules/index.ts';
+import { createRuleAdmin } from '../services/rule-quarantine.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
 
@@ -18,6 +20,11 @@ export const serve = async (config: Config): Promise<number> => {
   const commands = adminCommands({
     keys: services.keys,
     links: createAccountLinkService(services.db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
+    rules: createRuleAdmin(
+      services.db,
+      RULES.map((r) => r.name),
+      () => services.quarantine?.refresh() ?? Promise.resolve(),
+    ),
     // Links point where people reach this server: SQLGATE_PUBLIC_URL, else the address it listens on.
     baseUrl: linkBaseUrl(
       config.publicUrl,
@@ -59,6 +66,10 @@ export const serve = async (config: Config): Promise<number> => {
     await app.close();
     app.log.info('http server closed');
     admin?.close();
+    // Shadow checks: finished within SQLGATE_SHADOW_SHUTDOWN_GRACE_MS, or dropped and counted; never a crash.
+    const shadow = await services.shadow?.close().catch(() => undefined);
+    if (shadow && shadow.finished + shadow.dropped > 0)
+      app.log.info({ shadow_checks: shadow }, 'shutdown: shadow checks finished or dropped');
     await closeServices(services);
     app.log.info('shutdown complete');
     process.exit(0);

@@ -10,6 +10,8 @@ import type { Metrics } from './metrics.ts';
 import type { ForegroundGauge } from '../jobs/foreground.ts';
 import type { SqlWorkerPool } from '../services/sql-worker-pool.ts';
 import type { Guardrails } from '../services/guardrails.ts';
+import type { QuarantineCache } from '../services/rule-quarantine.ts';
+import type { ShadowVerifier } from '../services/shadow-verifier.ts';
 
 /** Everything the HTTP edge calls; built once by the composition root (src/main.ts) or a test. */
 export type Services = {
@@ -29,4 +31,8 @@ export type Services = {
   readonly guardrails: Guardrails;
   /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
   readonly foreground?: ForegroundGauge;
+  /** Shadow verification of sampled rewritten queries; closeServices drains it. */
+  readonly shadow?: ShadowVerifier;
+  /** This process's copy of the rule quarantine, re-read from the store; closeServices stops it. */
+  readonly quarantine?: QuarantineCache;
 };

@@ -13,6 +13,8 @@ export type RewriteSettings = {
   readonly maxListItems: number;
   /** Time limit of parsing + checking, and of translating + pricing, in the SQL worker pool (422 past it). */
   readonly parseTimeoutMs: number;
+  /** Rules quarantined by shadow verification, by query shape (sql-work.ts `SqlTask.rewrite.quarantine`). */
+  readonly quarantine?: () => Readonly<Record<string, readonly string[]>> | undefined;
 };
 
 /** A query checked and rewritten, ready to price and run: plain text and numbers, no tree. */
@@ -31,6 +33,8 @@ export type PreparedQuery = {
   readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
   /** For an adapter that translates (`translates`, local mode), when asked: `rewrittenSql` in that dialect. */
   readonly translated?: string;
+  /** The query's normalised shape (literals abstracted): what a shadow-verification quarantine names. */
+  readonly shapeDigest?: string;
 };
 
 /**
@@ -66,7 +70,11 @@ export const prepareQuery = async (
       rewrite:
         opts.rewrite === false
           ? undefined
-          : { disabled: [...settings.disabled], budgetMs: settings.budgetMs },
+          : {
+              disabled: [...settings.disabled],
+              budgetMs: settings.budgetMs,
+              ...quarantineOf(settings),
+            },
       translateTo: opts.translate ? warehouse.adapter.translates : undefined,
       caps: { maxTokens: settings.maxQueryTokens, maxListItems: settings.maxListItems },
     },
@@ -75,4 +83,11 @@ export const prepareQuery = async (
     opts.signal,
   );
   return { sql, catalog, ...prepared };
+};
+
+const quarantineOf = (
+  settings: RewriteSettings,
+): { quarantine?: Readonly<Record<string, readonly string[]>> } => {
+  const q = settings.quarantine?.();
+  return q && Object.keys(q).length > 0 ? { quarantine: q } : {};
 };

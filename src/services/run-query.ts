@@ -15,6 +15,7 @@ import type { AccountConcurrency } from './account-concurrency.ts';
 import type { Admission, Guardrails } from './guardrails.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
 import type { RowSink, RunReport } from '../warehouses/adapter.ts';
+import type { ShadowTicket, ShadowVerifier } from './shadow-verifier.ts';
 
 export type QueryResult = {
   trace_id: string;
@@ -63,6 +64,14 @@ export type QueryService = {
      * cannot return rows refuses the request first (400). Absent: rows are only counted.
      */
     rows?: (head: QueryHead) => RowSink;
+    /**
+     * For shadow verification: settles once the response has been sent (a sampled check starts only then), and
+     * the request's logger at level warn. Without it the query is never checked.
+     */
+    shadow?: {
+      afterResponse: Promise<unknown>;
+      warn: (details: Record<string, unknown>, message: string) => void;
+    };
   }): Promise<QueryResult>;
   cost(input: {
     sql: string;
@@ -96,6 +105,8 @@ export const createQueryService = (deps: {
   concurrency: AccountConcurrency;
   /** Per-query limits and budgets (guardrails.ts), checked between the plan and the run. */
   guard?: Guardrails;
+  /** Shadow verification of sampled rewritten queries (SQLGATE_SHADOW_SAMPLE). */
+  shadow?: ShadowVerifier;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
@@ -121,11 +132,12 @@ export const createQueryService = (deps: {
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
-  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
+  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<string> => {
     const { outbox } = deps;
     const event = result && outbox ? outbox.eventFor(entry, result) : null;
-    const { evented } = await recordQuery(deps.db, entry, event);
+    const { id, evented } = await recordQuery(deps.db, entry, event);
     if (evented) outbox?.queued();
+    return id;
   };
 
   return {
@@ -144,7 +156,7 @@ export const createQueryService = (deps: {
         release?.();
       }
     },
-    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, rows }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, rows, shadow }) => {
       const started = performance.now();
       const w = resolve(warehouse);
       if (rows && w.adapter.capabilities.rows !== true)
@@ -162,6 +174,7 @@ export const createQueryService = (deps: {
       };
       let plan: QueryPlan | undefined;
       let admission: Admission | undefined;
+      let ticket: ShadowTicket | undefined;
       // Before anything else (the SQL workers too): one account cannot take every thread and connection.
       const release = deps.concurrency.acquire(principal.accountId);
       try {
@@ -181,13 +194,26 @@ export const createQueryService = (deps: {
           fallback,
           cost,
         });
+        const attribution = { traceId, accountId: principal.accountId, keyId: principal.keyId };
+        // Sampled before it runs, so that the rows the user gets are fingerprinted as they stream by.
+        const checkable =
+          shadow !== undefined &&
+          rules.length > 0 &&
+          !fallback &&
+          rewrittenSql !== sql &&
+          plan.prepared.shapeDigest !== undefined &&
+          w.adapter.capabilities.rowTap === true &&
+          // Rows returned to the client stream through their own sink: such a query is not sampled.
+          rows === undefined;
+        ticket = checkable ? deps.shadow?.sample() : undefined;
         const outcome = await w.adapter
           .execute(rewrittenSql, {
             timeoutMs: deps.statementTimeoutMs,
-            attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
+            attribution,
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
             ...(byteCap !== undefined ? { maxBytesBilled: byteCap } : {}),
             ...(sink ? { rows: sink } : {}),
+            ...(ticket ? { tap: ticket.tap } : {}),
             ...(signal ? { signal } : {}),
           })
           .catch((e: unknown) => {
@@ -212,7 +238,7 @@ export const createQueryService = (deps: {
           cost,
           ...runFields(outcome.run),
         };
-        await log(
+        const queryLogId = await log(
           {
             ...base,
             rewrittenSql,
@@ -231,9 +257,25 @@ export const createQueryService = (deps: {
           },
           result,
         );
+        if (ticket && shadow && plan.prepared.shapeDigest !== undefined) {
+          ticket.submit({
+            queryLogId,
+            attribution,
+            warehouse: w,
+            originalSql: sql,
+            rewrittenSql,
+            ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
+            rules,
+            shapeDigest: plan.prepared.shapeDigest,
+            afterResponse: shadow.afterResponse,
+            warn: shadow.warn,
+          });
+          ticket = undefined;
+        }
         return result;
       } catch (e) {
         await admission?.settle({ ran: false, savingsUsd: 0 }).catch(() => undefined);
+        ticket?.cancel();
         await log({
           ...base,
           rewrittenSql: plan?.sql ?? null,

@@ -20,6 +20,8 @@ export type Capabilities = {
   readonly bytesLimit?: boolean;
   /** `ExecuteOptions.rows` receives the result's rows (exact JSON values, result-values.ts), with back-pressure. */
   readonly rows?: boolean;
+  /** `ExecuteOptions.tap` is told every row's values as they stream by (shadow verification). */
+  readonly rowTap?: boolean;
 };
 
 /** A result column: its name and the warehouse's own name for its type (`int8`, `DECIMAL(18,3)`, `TIMESTAMP`). */
@@ -35,6 +37,16 @@ export type RowSink = {
   columns(columns: readonly ResultColumn[]): void | Promise<void>;
   /** One row; a returned promise pauses reading from the warehouse until it settles (back-pressure). */
   row(values: readonly JsonCell[]): void | Promise<void>;
+};
+
+/**
+ * Told a result's rows while they stream by, never kept by the adapter. Values are in the JSON model POST
+ * /verify compares: null, booleans, strings, JS numbers, exact numbers (integers past 2^53, decimals) as
+ * `JSON.rawJSON` text, arrays and objects; dates, times and anything else as the warehouse's text.
+ */
+export type RowTap = {
+  readonly columns: (names: readonly string[]) => void;
+  readonly row: (values: readonly unknown[]) => void;
 };
 
 /** Who a statement runs for, so that the warehouse's own billing and logs attribute it (labels, query tags). */
@@ -64,6 +76,8 @@ export type ExecuteOptions = {
   readonly maxBytesBilled?: number;
   /** Where the rows go (capability `rows`); absent: they are only counted. */
   readonly rows?: RowSink;
+  /** Told every row as it arrives (capability `rowTap`; others ignore it). */
+  readonly tap?: RowTap;
 };
 
 /** What the warehouse reports about a run, where it does (connected warehouses). */

@@ -2,14 +2,10 @@ import mysql from 'mysql2';
 import type { PoolConnection, PoolOptions, QueryError, SslOptions } from 'mysql2';
 import type { Catalog } from '../core/catalog.ts';
 import { GatewayError } from '../core/errors.ts';
-import type {
-  Capabilities,
-  ExecuteOptions,
-  ExecuteResult,
-  ExplainResult,
-  WarehouseAdapter,
-} from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult, RowTap } from './adapter.ts';
 import type { AuroraOptions } from './aurora-options.ts';
+import { mysqlRoleFindings } from './aurora-role.ts';
+import type { AuroraAdapter } from './aurora-role.ts';
 import { parseMysqlExplain } from './explain-plan.ts';
 import { streamMysqlRows } from './mysql-rows.ts';
 import { readMysqlCatalog, readMysqlTableSizes } from './mysql-catalog.ts';
@@ -20,6 +16,7 @@ import {
   stripTrailingSemicolons,
   watchStatement,
 } from './statement-watch.ts';
+import { mysqlJsonValue } from './row-values.ts';
 import { ttlCache } from './ttl-cache.ts';
 
 const CAPABILITIES: Capabilities = {
@@ -29,6 +26,7 @@ const CAPABILITIES: Capabilities = {
   readOnlyConnection: true,
   streamingRowCount: true,
   rows: true,
+  rowTap: true,
 };
 
 /** Server errors that mean "stopped": KILL QUERY (1317), MySQL max_execution_time (3024), MariaDB max_statement_time (1969). */
@@ -51,8 +49,14 @@ const toGatewayError = (e: unknown): GatewayError => {
   if (e instanceof GatewayError) return e;
   const errno = serverErrno(e);
   const message = e instanceof Error ? e.message : String(e);
+  // Connection-level texts (addresses, account names, driver internals) never reach the caller.
   if (errno === undefined || UNAVAILABLE_ERRNOS.has(errno))
-    return new GatewayError('warehouse-unavailable', `MySQL unreachable: ${message}`, {}, true);
+    return new GatewayError(
+      'warehouse-unavailable',
+      'MySQL is unreachable or refused the connection; try again later.',
+      errno !== undefined ? { errno } : {},
+      true,
+    );
   if (STOPPED_ERRNOS.has(errno)) return new GatewayError('query-timeout', message, { errno });
   const { sqlState } = e as Partial<QueryError>;
   return new GatewayError('query-failed', message, { errno, ...(sqlState ? { sqlstate: sqlState } : {}) });
@@ -85,6 +89,15 @@ const poolOptions = (opts: AuroraOptions): PoolOptions => {
   };
 };
 
+/** COM_RESET_CONNECTION, then the session's read-only mode again; false when either failed. */
+const resetSession = (conn: PoolConnection): Promise<boolean> =>
+  new Promise<void>((resolve, reject) => conn.reset((e) => (e ? reject(e) : resolve())))
+    .then(() => run(conn, 'SET SESSION TRANSACTION READ ONLY'))
+    .then(
+      () => true,
+      () => false,
+    );
+
 const run = (conn: mysql.Connection | PoolConnection, sql: string): Promise<unknown> =>
   new Promise((resolve, reject) => conn.query(sql, (e, rows) => (e ? reject(e) : resolve(rows))));
 
@@ -94,7 +107,7 @@ const run = (conn: mysql.Connection | PoolConnection, sql: string): Promise<unkn
  * runs in `START TRANSACTION READ ONLY`; rows are counted from 'result' events without being kept; the
  * deadline and the abort signal send `KILL QUERY <thread>` from a separate connection (portable to both).
  */
-export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
+export const openAuroraMysql = (opts: AuroraOptions): AuroraAdapter => {
   const options = poolOptions(opts);
   const pool = mysql.createPool(options);
   pool.on('connection', (conn) => {
@@ -151,6 +164,10 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
         );
       throw e;
     } finally {
+      // A clean session for the next statement, whoever sends it: COM_RESET_CONNECTION clears user variables
+      // (@x), session variables, temporary tables, prepared statements and GET_LOCK locks; it also clears the
+      // session's read-only mode, set again here. A connection that cannot be reset is destroyed.
+      if (!destroy) destroy = !(await resetSession(conn));
       if (destroy) conn.destroy();
       else conn.release();
     }
@@ -169,7 +186,7 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
         if (stopped) throw stoppedError(stopped, timeoutMs);
         thread = conn.threadId;
         const text = stripTrailingSemicolons(sql);
-        return options.rows ? streamMysqlRows(conn, text, options.rows) : countRows(conn, text);
+        return options.rows ? streamMysqlRows(conn, text, options.rows) : countRows(conn, text, options.tap);
       });
     } catch (e) {
       const stopped = watch.reason();
@@ -227,6 +244,13 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
         return false;
       }
     },
+    roleFindings: async () => {
+      try {
+        return await withReadOnly((conn) => mysqlRoleFindings(reader(conn)));
+      } catch (e) {
+        throw toGatewayError(e);
+      }
+    },
     close: () => new Promise<void>((resolve) => pool.end(() => resolve())),
   };
 };
@@ -235,10 +259,11 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
  * Counts rows from 'result' events (nothing accumulates without a callback); raw buffers, no type casting.
  * A connection killed mid-statement reports only on the connection (not the query): listen there too.
  */
-const countRows = (conn: PoolConnection, sql: string): Promise<ExecuteResult> =>
+const countRows = (conn: PoolConnection, sql: string, tap?: RowTap): Promise<ExecuteResult> =>
   new Promise((resolve, reject) => {
     let rows = 0;
     let columns: string[] | undefined;
+    let fields: Array<{ name: string; columnType?: number; characterSet?: number }> = [];
     const lost = (e?: unknown): void => {
       done();
       reject(e instanceof Error ? e : Object.assign(new Error('Connection lost'), { fatal: true }));
@@ -250,12 +275,17 @@ const countRows = (conn: PoolConnection, sql: string): Promise<ExecuteResult> =>
     conn.once('error', lost);
     conn.once('end', lost);
     const query = conn.query({ sql, rowsAsArray: true, typeCast: false });
-    query.on('fields', (fields: Array<{ name: string }>) => {
-      columns = fields.map((f) => f.name);
+    query.on('fields', (f: typeof fields) => {
+      fields = f;
+      columns = f.map((x) => x.name);
+      tap?.columns(columns);
     });
     // A statement without a result set (DO, SET …) emits one OK packet as a 'result': not a row.
-    query.on('result', () => {
-      if (columns) rows++;
+    query.on('result', (values: unknown) => {
+      if (!columns) return;
+      rows++;
+      if (tap && Array.isArray(values))
+        tap.row(values.map((v, i) => mysqlJsonValue(v as Buffer | string | null, fields[i] ?? {})));
     });
     query.on('error', (e: Error) => {
       done();

@@ -2,14 +2,11 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { GatewayError } from '../core/errors.ts';
 import type { Catalog } from '../core/catalog.ts';
-import type {
-  Capabilities,
-  ExecuteOptions,
-  ExecuteResult,
-  ExplainResult,
-  WarehouseAdapter,
-} from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult, RowTap } from './adapter.ts';
+import { pgJsonValue } from './row-values.ts';
 import type { AuroraOptions } from './aurora-options.ts';
+import { pgRoleFindings } from './aurora-role.ts';
+import type { AuroraAdapter } from './aurora-role.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
 import { streamPgRows } from './pg-rows.ts';
@@ -28,6 +25,7 @@ const CAPABILITIES: Capabilities = {
   readOnlyConnection: true,
   streamingRowCount: true,
   rows: true,
+  rowTap: true,
 };
 
 /** Values are only counted, never read: every column stays the wire's text, nothing is parsed. */
@@ -53,15 +51,25 @@ const toGatewayError = (e: unknown): GatewayError => {
   if (e instanceof pg.DatabaseError) {
     const state = e.code ?? '';
     if (isUnavailableState(state))
-      return new GatewayError('warehouse-unavailable', `PostgreSQL: ${e.message}`, { sqlstate: state }, true);
+      return new GatewayError(
+        'warehouse-unavailable',
+        'PostgreSQL cannot serve the query now; try again later.',
+        { sqlstate: state },
+        true,
+      );
     if (state === '57014') return new GatewayError('query-timeout', e.message, { sqlstate: state });
     return new GatewayError('query-failed', e.message, {
       sqlstate: state,
       ...(e.position ? { position: Number(e.position) } : {}),
     });
   }
-  const message = e instanceof Error ? e.message : String(e);
-  return new GatewayError('warehouse-unavailable', `PostgreSQL unreachable: ${message}`, {}, true);
+  // Connection-level texts (addresses, account names, driver internals) never reach the caller.
+  return new GatewayError(
+    'warehouse-unavailable',
+    'PostgreSQL is unreachable or closed the connection; try again later.',
+    {},
+    true,
+  );
 };
 
 /** pg reads TLS from the URL and lets the URL win over `ssl`; explicit options must strip it first. */
@@ -92,7 +100,7 @@ const poolConfig = (opts: AuroraOptions): PoolConfig => {
  * from 'row' events without being kept; a deadline timer and the abort signal cancel it on the server with
  * pg_cancel_backend from a separate connection, and `SET LOCAL statement_timeout` is the backstop.
  */
-export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
+export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
   const config = poolConfig(opts);
   const pool = new pg.Pool(config);
   // An idle client whose server went away emits 'error'; pg-pool drops it, and unhandled it would crash us.
@@ -150,6 +158,14 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         );
       throw e;
     } finally {
+      // A clean session for the next statement, whoever sends it: settings (set_config(…, false)), roles,
+      // prepared statements, cursors, LISTEN, advisory locks, temp state. A connection that cannot be reset is
+      // destroyed.
+      if (!destroy)
+        destroy = await client.query('DISCARD ALL').then(
+          () => false,
+          () => true,
+        );
       client.release(destroy);
     }
   };
@@ -185,7 +201,7 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
                 const why = watch.reason();
                 return why ? stoppedError(why, timeoutMs) : undefined;
               })
-            : countRows(client, text);
+            : countRows(client, text, options.tap);
         },
         (p) => (pid = p),
       );
@@ -236,6 +252,17 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         return false;
       }
     },
+    roleFindings: async () => {
+      try {
+        return await withReadOnly(opts.statementTimeoutMs, (client) =>
+          pgRoleFindings((sql, values) =>
+            client.query(sql, values).then((r) => r.rows as Array<Record<string, unknown>>),
+          ),
+        );
+      } catch (e) {
+        throw toGatewayError(e);
+      }
+    },
     close: () => pool.end(),
   };
 };
@@ -250,7 +277,7 @@ const beginReadOnly = async (client: PoolClient, timeoutMs: number): Promise<pg.
 };
 
 /** Streams the statement and counts rows as they arrive; the extended protocol refuses a second statement. */
-const countRows = (client: PoolClient, sql: string): Promise<ExecuteResult> =>
+const countRows = (client: PoolClient, sql: string, tap?: RowTap): Promise<ExecuteResult> =>
   new Promise((resolve, reject) => {
     let rows = 0;
     const query = new pg.Query({
@@ -259,12 +286,18 @@ const countRows = (client: PoolClient, sql: string): Promise<ExecuteResult> =>
       types: RAW_TYPES,
       queryMode: 'extended',
     } as pg.QueryConfig);
-    query.on('row', () => {
+    query.on('row', (values: (string | null)[], result: pg.QueryResult | undefined) => {
       rows++;
+      if (tap) {
+        const fields = result?.fields ?? [];
+        tap.row(values.map((v, i) => pgJsonValue(v, fields[i]?.dataTypeID ?? 0)));
+      }
     });
     query.on('error', reject);
     query.on('end', (result: pg.QueryResult) => {
-      resolve({ rows, columns: (result.fields ?? []).map((f) => f.name) });
+      const columns = (result.fields ?? []).map((f) => f.name);
+      tap?.columns(columns);
+      resolve({ rows, columns });
     });
     client.query(query);
   });

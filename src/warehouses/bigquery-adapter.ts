@@ -18,6 +18,7 @@ import type { TableResource } from './bigquery-catalog.ts';
 import { bigQueryError } from './bigquery-errors.ts';
 import { attributionLabels } from './bigquery-labels.ts';
 import { abortedBeforeStart, stoppedError, watchStatement } from './statement-watch.ts';
+import { bigQueryJsonValue } from './row-values.ts';
 
 export type BigQueryOptions = {
   readonly project: string;
@@ -48,6 +49,7 @@ const CAPABILITIES: Capabilities = {
   streamingRowCount: true,
   bytesLimit: true,
   rows: true,
+  rowTap: true,
 };
 
 const num = (v: unknown): number | undefined =>
@@ -183,9 +185,13 @@ export const openBigQuery = async (
         if (columns === undefined) {
           fields = resp?.schema?.fields ?? [];
           columns = fields.map((f) => f.name ?? '');
+          options.tap?.columns(columns);
           await options.rows?.columns(bigQueryColumns(fields));
         }
         if (options.rows) await sendBigQueryPage(fields, page as Record<string, unknown>[], options.rows);
+        if (options.tap)
+          for (const r of page as Array<Record<string, unknown>>)
+            options.tap.row(fields.map((f) => bigQueryJsonValue(r[f.name ?? ''], f)));
         rows += page.length;
         pageToken = resp?.pageToken ?? undefined;
         if (pageToken === undefined) break;

@@ -15,6 +15,7 @@ import type {
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Capabilities, ExecuteOptions, ExecuteResult, WarehouseAdapter } from './adapter.ts';
 import { generateDemoData } from './demo-data.ts';
+import { duckDbJsonValue } from './row-values.ts';
 
 export type DuckDbLocalOptions = {
   /** The user's own DuckDB file; when absent, the generated demo dataset under `dataDir`. */
@@ -38,6 +39,7 @@ const CAPABILITIES: Capabilities = {
   readOnlyConnection: true,
   streamingRowCount: true,
   rows: true,
+  rowTap: true,
 };
 
 /** Creates the demo database file once (atomically: written aside, then renamed). */
@@ -155,6 +157,8 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         if (why) throw why;
         return out;
       }
+      const { tap } = options;
+      tap?.columns(result.columnNames());
       let rows = 0;
       for (
         let chunk = await result.fetchChunk();
@@ -162,6 +166,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         chunk = await result.fetchChunk()
       ) {
         rows += chunk.rowCount;
+        if (tap) for (const values of chunk.convertRows(duckDbJsonValue)) tap.row(values);
         const why = stopped();
         if (why) throw why;
       }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
@@ -5,6 +6,14 @@ import { QueryRequest, QueryResultSchema, QueryStreamLineSchema } from '../schem
 import { collectRows, DEFAULT_MAX_ROWS, NDJSON, ndjsonStream, wantsNdjson } from '../query-rows.ts';
 import { problemFor } from '../problem.ts';
 import type { Services } from '../services.ts';
+
+/** Settles when the response has been written out, or the connection closed before. */
+const responseSent = (res: ServerResponse): Promise<void> =>
+  new Promise((resolve) => {
+    if (res.writableFinished || res.destroyed) return resolve();
+    res.once('finish', () => resolve());
+    res.once('close', () => resolve());
+  });
 
 export const registerQueryRoute = (api: FastifyInstance, services: Services): void => {
   api.withTypeProvider<TypeBoxTypeProvider>().post(
@@ -52,6 +61,8 @@ export const registerQueryRoute = (api: FastifyInstance, services: Services): vo
             traceId: req.traceId,
             signal: controller.signal,
             ...(stream ? { rows: stream.factory } : kept ? { rows: () => kept.sink } : {}),
+            // A shadow check of this query (if sampled) starts only once the response is out.
+            shadow: { afterResponse: responseSent(reply.raw), warn: (d, m) => req.log.warn(d, m) },
           })
           .catch((e: unknown) => {
             if (!stream?.started()) throw e;
