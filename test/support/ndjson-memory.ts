@@ -39,6 +39,7 @@ export const measureNdjsonMemory = async (
     SQLGATE_PORT: String(port),
     SQLGATE_AURORA_URL: pgUrl,
     SQLGATE_AURORA_POOL_SIZE: '2',
+    SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE: 'true',
     SQLGATE_DEMO_SCALE: '0.002',
     SQLGATE_STATEMENT_TIMEOUT_MS: '900000',
     SQLGATE_LOG_LEVEL: 'warn',
