@@ -1,9 +1,16 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
 import { RULES } from './core/rewrite/rules/index.ts';
+import { clusterMetricsOf } from './cluster-metrics.ts';
 import { createMetrics } from './http/metrics.ts';
-import type { Services } from './http/services.ts';
+import type { Replica, Services } from './http/services.ts';
+import { createRedisRateLimiter } from './services/rate-limiter.ts';
+import type { RateLimiter } from './services/rate-limiter.ts';
+import { listenKeyChanges } from './store/key-changes.ts';
+import type { KeyChangeFeed } from './store/key-changes.ts';
+import { openRedis, pingRedis, redisReady } from './store/redis.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createAccountConcurrency } from './services/account-concurrency.ts';
@@ -168,6 +175,50 @@ export const queryServiceFor = (
   });
 
 /**
+ * What makes this process one replica among several (README "Several replicas"): on a PostgreSQL store, the
+ * key-change feed that lets it answer keys from memory; with SQLGATE_REDIS_URL, the rate limit in Redis.
+ */
+export const openReplica = async (
+  config: Config,
+): Promise<{ replica: Replica; keyChanges?: KeyChangeFeed; rateLimiter?: RateLimiter }> => {
+  const name = config.replicaName ?? `${hostname()}:${process.pid}`;
+  const keyChanges =
+    config.databaseUrl !== undefined ? await listenKeyChanges(config.databaseUrl) : undefined;
+  const redis = config.redisUrl !== undefined ? openRedis(config.redisUrl) : undefined;
+  if (redis) await redisReady(redis, 2_000);
+  const checks: Replica['checks'] = {
+    ...(keyChanges
+      ? { key_changes: { check: () => Promise.resolve(keyChanges.live), required: false } }
+      : {}),
+    ...(redis
+      ? { redis: { check: () => pingRedis(redis), required: config.rateLimitOnStoreError === 'deny' } }
+      : {}),
+  };
+  return {
+    replica: {
+      name,
+      checks,
+      close: async () => {
+        await keyChanges?.close();
+        redis?.disconnect();
+      },
+    },
+    ...(keyChanges ? { keyChanges } : {}),
+    ...(redis
+      ? {
+          rateLimiter: createRedisRateLimiter({
+            redis,
+            keyPrefix: config.redisKeyPrefix,
+            limit: config.rateLimitPerMinute,
+            windowSeconds: 60,
+            onStoreError: config.rateLimitOnStoreError,
+          }),
+        }
+      : {}),
+  };
+};
+
+/**
  * Shadow verification (services/shadow-verifier.ts) as configured, reporting to the metrics; its checks run on
  * the same SQL worker pool and warehouses as the queries they check.
  */
@@ -240,7 +291,8 @@ export const createServices = async (
     foreground,
   );
   const registry = await openWarehouses(config, opts.progress);
-  const keys = createApiKeyService(db);
+  const replica = await openReplica(config);
+  const keys = createApiKeyService(db, undefined, replica.keyChanges);
   const webhooks = createWebhookService({
     db,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
@@ -248,6 +300,11 @@ export const createServices = async (
   });
   const sqlPool = opts.testing?.sqlPool ?? sqlPoolFor(config);
   const metrics = createMetrics(opts.metrics ?? true);
+  // Series carry the replica where several serve one port (SQLGATE_WORKERS) or one was named; a single process
+  // scraped at its own address keeps its series as they were.
+  if (config.workers > 1 || config.replicaName !== undefined)
+    metrics.registry.setDefaultLabels({ replica: replica.replica.name });
+  const clusterMetrics = clusterMetricsOf(metrics.registry);
   const quarantine = await openQuarantineCache(db, config.quarantineRefreshMs);
   const shadow = shadowVerifierFor(config, db, sqlPool, quarantine, metrics, opts.testing?.shadowGate);
   const guardrails = createGuardrails({ db, notify: () => webhookDispatcher.wake() });
@@ -264,6 +321,8 @@ export const createServices = async (
     queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
     metrics,
+    replica: clusterMetrics ? { ...replica.replica, clusterMetrics } : replica.replica,
+    ...(replica.rateLimiter ? { rateLimiter: replica.rateLimiter } : {}),
     shadow,
     quarantine,
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000, {
@@ -282,6 +341,7 @@ export const closeServices = async (s: Services): Promise<void> => {
   await s.shadow?.close().catch(() => undefined);
   s.quarantine?.close();
   await s.webhookDispatcher.stop();
+  await s.replica?.close();
   await s.sqlPool.close();
   await s.warehouses.close();
   await s.db.close();

@@ -110,6 +110,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
     idle.push(conn);
   }
   const waiters: Array<(c: DuckDBConnection) => void> = [];
+  const integerDivisionOf = new WeakMap<DuckDBConnection, boolean>();
   const acquire = (): Promise<DuckDBConnection> => {
     const c = idle.pop();
     return c ? Promise.resolve(c) : new Promise((resolve) => waiters.push(resolve));
@@ -149,7 +150,13 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
           ? new GatewayError('query-failed', 'The statement was cancelled.')
           : undefined;
     try {
-      await conn.run(`SET integer_division = ${options.integerDivision === true}`);
+      // Set only when it changes on this connection: one round trip less per query (user SQL cannot SET).
+      const division = options.integerDivision === true;
+      if (integerDivisionOf.get(conn) !== division) {
+        integerDivisionOf.delete(conn);
+        await conn.run(`SET integer_division = ${division}`);
+        integerDivisionOf.set(conn, division);
+      }
       const result = await conn.stream(sql);
       if (options.rows) {
         const out = await streamDuckRows(result, options.rows, stopped);
