@@ -16,6 +16,8 @@ import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createAccountConcurrency } from './services/account-concurrency.ts';
 import type { AccountConcurrency } from './services/account-concurrency.ts';
 import { createQueryService } from './services/run-query.ts';
+import { createGuardrails } from './services/guardrails.ts';
+import type { Guardrails } from './services/guardrails.ts';
 import { createSqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { SqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { QueryOutbox, QueryService } from './services/run-query.ts';
@@ -148,6 +150,7 @@ export const queryServiceFor = (
     concurrency?: AccountConcurrency;
     quarantine?: QuarantineCache;
     shadow?: ShadowVerifier;
+    guard?: Guardrails;
   },
 ): QueryService =>
   createQueryService({
@@ -156,6 +159,7 @@ export const queryServiceFor = (
     defaultWarehouse: config.defaultWarehouse,
     sqlPool: shared.sqlPool,
     concurrency: shared.concurrency ?? createAccountConcurrency(config.maxConcurrentPerAccount),
+    ...(shared.guard ? { guard: shared.guard } : {}),
     settings: {
       budgetMs: config.rewriteBudgetMs,
       disabled: new Set(config.rewriteDisable),
@@ -303,10 +307,12 @@ export const createServices = async (
   const clusterMetrics = clusterMetricsOf(metrics.registry);
   const quarantine = await openQuarantineCache(db, config.quarantineRefreshMs);
   const shadow = shadowVerifierFor(config, db, sqlPool, quarantine, metrics, opts.testing?.shadowGate);
+  const guardrails = createGuardrails({ db, notify: () => webhookDispatcher.wake() });
   const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, {
     sqlPool,
     quarantine,
     shadow,
+    guard: guardrails,
   });
   return {
     db,
@@ -325,6 +331,7 @@ export const createServices = async (
     webhooks,
     webhookDispatcher,
     sqlPool,
+    guardrails,
     ...(foreground ? { foreground } : {}),
   };
 };

@@ -9,6 +9,7 @@ import type { Dispatcher } from '../jobs/dispatcher.ts';
 import type { Metrics } from './metrics.ts';
 import type { ForegroundGauge } from '../jobs/foreground.ts';
 import type { SqlWorkerPool } from '../services/sql-worker-pool.ts';
+import type { Guardrails } from '../services/guardrails.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 
 /** One gateway process among the replicas sharing a store: its name and its shared dependencies. */
@@ -41,6 +42,8 @@ export type Services = {
   readonly webhookDispatcher: Dispatcher;
   /** Threads that parse, check, rewrite and price queries; closeServices stops them. */
   readonly sqlPool: SqlWorkerPool;
+  /** Per-query limits, budgets and usage (issue 19). */
+  readonly guardrails: Guardrails;
   /** Counts requests being served, for background work to give way to (jobs/foreground.ts). */
   readonly foreground?: ForegroundGauge;
   /** Per-key rate limit (in Redis when SQLGATE_REDIS_URL is set); absent: in process memory. */

@@ -1,3 +1,4 @@
+import { streamDuckRows } from './duckdb-rows.ts';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -37,6 +38,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
   rowTap: true,
 };
 
@@ -156,6 +158,12 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         integerDivisionOf.set(conn, division);
       }
       const result = await conn.stream(sql);
+      if (options.rows) {
+        const out = await streamDuckRows(result, options.rows, stopped);
+        const why = stopped();
+        if (why) throw why;
+        return out;
+      }
       const { tap } = options;
       tap?.columns(result.columnNames());
       let rows = 0;
