@@ -49,6 +49,16 @@ export type Config = Readonly<{
   maxConcurrentPerAccount: number;
   rateLimitPerMinute: number;
   databaseUrl: string | undefined;
+  /** Scale-out (README "Several replicas"): Redis for the shared rate limit; undefined = in process memory. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key the gateway writes (several gateways, or tests, can share one Redis). */
+  redisKeyPrefix: string;
+  /** When Redis cannot answer: `allow` (an in-memory limiter per process stands in) or `deny` (429). */
+  rateLimitOnStoreError: 'allow' | 'deny';
+  /** Server processes sharing the port (node:cluster); 1 = this process serves. */
+  workers: number;
+  /** This replica's name in /metrics and /readyz; undefined = host name and process id. */
+  replicaName: string | undefined;
   webhookAllowPrivateNetworks: boolean;
   webhookTimeoutMs: number;
   webhookRetryBaseMs: number;
@@ -144,6 +154,19 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ['SQLGATE_RATE_LIMIT_PER_MINUTE', '600', 'requests per minute per API key (429 past it)'],
   ['SQLGATE_DATABASE_URL', '', 'postgres://… state store (default: embedded PGlite under the data dir)'],
+  ['SQLGATE_REDIS_URL', '', 'redis://… shared rate limit for several replicas (default: in process memory)'],
+  ['SQLGATE_REDIS_KEY_PREFIX', 'sqlgate:', 'prefix of the Redis keys the gateway writes'],
+  [
+    'SQLGATE_RATE_LIMIT_ON_STORE_ERROR',
+    'allow',
+    'Redis unreachable: allow (an in-memory limit per process stands in) or deny (429)',
+  ],
+  [
+    'SQLGATE_WORKERS',
+    '1',
+    'server processes sharing the port (auto = one per core); needs SQLGATE_DATABASE_URL when above 1',
+  ],
+  ['SQLGATE_REPLICA_NAME', '', "this replica's name in /metrics and /readyz (default: host name:pid)"],
   ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
   [
     'SQLGATE_WEBHOOK_TIMEOUT_MS',
@@ -273,6 +296,20 @@ const warehouseSettings = (env: Env): Config['warehouses'] =>
     ),
   );
 
+/** SQLGATE_WORKERS: a count, or `auto` (one per core); more than one needs a shared (PostgreSQL) store. */
+const workers = (env: Env): number => {
+  const v = read(env, 'SQLGATE_WORKERS');
+  if (v !== undefined && v !== 'auto' && !/^\d+$/.test(v))
+    throw new ConfigError('SQLGATE_WORKERS', `expected a whole number or auto, got "${v}"`);
+  const n = v === 'auto' ? availableParallelism() : int(env, 'SQLGATE_WORKERS', 1, 1, 256);
+  if (n > 1 && read(env, 'SQLGATE_DATABASE_URL') === undefined)
+    throw new ConfigError(
+      'SQLGATE_WORKERS',
+      `${n} server processes need a shared state store: set SQLGATE_DATABASE_URL (postgres://…). The embedded store belongs to one process.`,
+    );
+  return n;
+};
+
 const secret = (env: Env, name: string): string | undefined => {
   const v = read(env, name);
   if (v !== undefined && v.length < 32) throw new ConfigError(name, 'expected at least 32 characters');
@@ -313,6 +350,16 @@ export const loadConfig = (env: Env): Config => {
     maxListItems: int(env, 'SQLGATE_MAX_LIST_ITEMS', 10_000, 2, 100_000_000),
     maxConcurrentPerAccount: int(env, 'SQLGATE_MAX_CONCURRENT_PER_ACCOUNT', 4, 1, 100_000),
     databaseUrl: url(env, 'SQLGATE_DATABASE_URL', ['postgres', 'postgresql']),
+    redisUrl: url(env, 'SQLGATE_REDIS_URL', ['redis', 'rediss']),
+    redisKeyPrefix: read(env, 'SQLGATE_REDIS_KEY_PREFIX') ?? 'sqlgate:',
+    rateLimitOnStoreError: oneOf(
+      env,
+      'SQLGATE_RATE_LIMIT_ON_STORE_ERROR',
+      ['allow', 'deny'] as const,
+      'allow',
+    ),
+    workers: workers(env),
+    replicaName: read(env, 'SQLGATE_REPLICA_NAME'),
     webhookAllowPrivateNetworks: bool(env, 'SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
     webhookTimeoutMs: int(env, 'SQLGATE_WEBHOOK_TIMEOUT_MS', 15_000, 10, 600_000),
     webhookRetryBaseMs: int(env, 'SQLGATE_WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),

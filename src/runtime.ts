@@ -1,14 +1,23 @@
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config.ts';
 import type { Config } from './config.ts';
 import { RULES } from './core/rewrite/rules/index.ts';
+import { clusterMetricsOf } from './cluster-metrics.ts';
 import { createMetrics } from './http/metrics.ts';
-import type { Services } from './http/services.ts';
+import type { Replica, Services } from './http/services.ts';
+import { createRedisRateLimiter } from './services/rate-limiter.ts';
+import type { RateLimiter } from './services/rate-limiter.ts';
+import { listenKeyChanges } from './store/key-changes.ts';
+import type { KeyChangeFeed } from './store/key-changes.ts';
+import { openRedis, pingRedis, redisReady } from './store/redis.ts';
 import { createApiKeyService } from './services/api-keys.ts';
 import { createDashboardAuthService } from './services/dashboard-auth.ts';
 import { createAccountConcurrency } from './services/account-concurrency.ts';
 import type { AccountConcurrency } from './services/account-concurrency.ts';
 import { createQueryService } from './services/run-query.ts';
+import { createGuardrails } from './services/guardrails.ts';
+import type { Guardrails } from './services/guardrails.ts';
 import { createSqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { SqlWorkerPool } from './services/sql-worker-pool.ts';
 import type { QueryOutbox, QueryService } from './services/run-query.ts';
@@ -141,6 +150,7 @@ export const queryServiceFor = (
     concurrency?: AccountConcurrency;
     quarantine?: QuarantineCache;
     shadow?: ShadowVerifier;
+    guard?: Guardrails;
   },
 ): QueryService =>
   createQueryService({
@@ -149,6 +159,7 @@ export const queryServiceFor = (
     defaultWarehouse: config.defaultWarehouse,
     sqlPool: shared.sqlPool,
     concurrency: shared.concurrency ?? createAccountConcurrency(config.maxConcurrentPerAccount),
+    ...(shared.guard ? { guard: shared.guard } : {}),
     settings: {
       budgetMs: config.rewriteBudgetMs,
       disabled: new Set(config.rewriteDisable),
@@ -162,6 +173,50 @@ export const queryServiceFor = (
     ...(outbox ? { outbox } : {}),
     ...(shared.shadow ? { shadow: shared.shadow } : {}),
   });
+
+/**
+ * What makes this process one replica among several (README "Several replicas"): on a PostgreSQL store, the
+ * key-change feed that lets it answer keys from memory; with SQLGATE_REDIS_URL, the rate limit in Redis.
+ */
+export const openReplica = async (
+  config: Config,
+): Promise<{ replica: Replica; keyChanges?: KeyChangeFeed; rateLimiter?: RateLimiter }> => {
+  const name = config.replicaName ?? `${hostname()}:${process.pid}`;
+  const keyChanges =
+    config.databaseUrl !== undefined ? await listenKeyChanges(config.databaseUrl) : undefined;
+  const redis = config.redisUrl !== undefined ? openRedis(config.redisUrl) : undefined;
+  if (redis) await redisReady(redis, 2_000);
+  const checks: Replica['checks'] = {
+    ...(keyChanges
+      ? { key_changes: { check: () => Promise.resolve(keyChanges.live), required: false } }
+      : {}),
+    ...(redis
+      ? { redis: { check: () => pingRedis(redis), required: config.rateLimitOnStoreError === 'deny' } }
+      : {}),
+  };
+  return {
+    replica: {
+      name,
+      checks,
+      close: async () => {
+        await keyChanges?.close();
+        redis?.disconnect();
+      },
+    },
+    ...(keyChanges ? { keyChanges } : {}),
+    ...(redis
+      ? {
+          rateLimiter: createRedisRateLimiter({
+            redis,
+            keyPrefix: config.redisKeyPrefix,
+            limit: config.rateLimitPerMinute,
+            windowSeconds: 60,
+            onStoreError: config.rateLimitOnStoreError,
+          }),
+        }
+      : {}),
+  };
+};
 
 /**
  * Shadow verification (services/shadow-verifier.ts) as configured, reporting to the metrics; its checks run on
@@ -236,7 +291,8 @@ export const createServices = async (
     foreground,
   );
   const registry = await openWarehouses(config, opts.progress);
-  const keys = createApiKeyService(db);
+  const replica = await openReplica(config);
+  const keys = createApiKeyService(db, undefined, replica.keyChanges);
   const webhooks = createWebhookService({
     db,
     allowPrivateNetworks: config.webhookAllowPrivateNetworks,
@@ -244,12 +300,19 @@ export const createServices = async (
   });
   const sqlPool = opts.testing?.sqlPool ?? sqlPoolFor(config);
   const metrics = createMetrics(opts.metrics ?? true);
+  // Series carry the replica where several serve one port (SQLGATE_WORKERS) or one was named; a single process
+  // scraped at its own address keeps its series as they were.
+  if (config.workers > 1 || config.replicaName !== undefined)
+    metrics.registry.setDefaultLabels({ replica: replica.replica.name });
+  const clusterMetrics = clusterMetricsOf(metrics.registry);
   const quarantine = await openQuarantineCache(db, config.quarantineRefreshMs);
   const shadow = shadowVerifierFor(config, db, sqlPool, quarantine, metrics, opts.testing?.shadowGate);
+  const guardrails = createGuardrails({ db, notify: () => webhookDispatcher.wake() });
   const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, {
     sqlPool,
     quarantine,
     shadow,
+    guard: guardrails,
   });
   return {
     db,
@@ -258,6 +321,8 @@ export const createServices = async (
     queries,
     verify: createVerifyService({ maxBodyBytes: config.maxBodyBytes }),
     metrics,
+    replica: clusterMetrics ? { ...replica.replica, clusterMetrics } : replica.replica,
+    ...(replica.rateLimiter ? { rateLimiter: replica.rateLimiter } : {}),
     shadow,
     quarantine,
     dashboardAuth: createDashboardAuthService(db, config.sessionTtlMinutes * 60_000, {
@@ -266,6 +331,7 @@ export const createServices = async (
     webhooks,
     webhookDispatcher,
     sqlPool,
+    guardrails,
     ...(foreground ? { foreground } : {}),
   };
 };
@@ -275,6 +341,7 @@ export const closeServices = async (s: Services): Promise<void> => {
   await s.shadow?.close().catch(() => undefined);
   s.quarantine?.close();
   await s.webhookDispatcher.stop();
+  await s.replica?.close();
   await s.sqlPool.close();
   await s.warehouses.close();
   await s.db.close();

@@ -6,10 +6,14 @@ import { RULES } from '../core/rewrite/rules/index.ts';
 import { createRuleAdmin } from '../services/rule-quarantine.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
+import { isClusterWorker, isFirstWorker, serveClustered } from './cluster.ts';
 
 /** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
 export const serve = async (config: Config): Promise<number> => {
-  const say = (s: string) => process.stdout.write(`${s}\n`);
+  // SQLGATE_WORKERS > 1: this process supervises that many server processes (cluster.ts), each running this.
+  if (config.workers > 1 && !isClusterWorker()) return serveClustered(config);
+  const quiet = !isFirstWorker();
+  const say = (s: string) => (quiet ? undefined : process.stdout.write(`${s}\n`));
   const started = Date.now();
   const services = await createServices(config, { progress: say });
   const app = await buildApp(config, services);

@@ -1,3 +1,4 @@
+import { budgetWebhook } from './openapi-budget.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { PROBLEM_BASE } from './problem.ts';
 
@@ -26,6 +27,7 @@ export const openApiDocument = (): Partial<OpenAPIV3_1.Document> => ({
     { name: 'verify', description: 'Compare result sets' },
     { name: 'warehouses', description: 'Configured warehouses' },
     { name: 'webhooks', description: 'Webhook endpoints and deliveries (event: /query/completed)' },
+    { name: 'guardrails', description: 'Cost limits, budgets and usage' },
   ],
   webhooks: {
     '/query/completed': {
@@ -84,5 +86,6 @@ export const openApiDocument = (): Partial<OpenAPIV3_1.Document> => ({
         },
       },
     },
+    ...budgetWebhook,
   },
 });

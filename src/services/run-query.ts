@@ -12,8 +12,9 @@ import { planQuery } from './plan-query.ts';
 import type { QueryPlan } from './plan-query.ts';
 import type { RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
+import type { Admission, Guardrails } from './guardrails.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
-import type { RunReport } from '../warehouses/adapter.ts';
+import type { RowSink, RunReport } from '../warehouses/adapter.ts';
 import type { ShadowTicket, ShadowVerifier } from './shadow-verifier.ts';
 
 export type QueryResult = {
@@ -43,6 +44,12 @@ export type QueryOutbox = {
   queued(): void;
 };
 
+/** What is known of a query once it is planned and admitted, before it runs (the first NDJSON line). */
+export type QueryHead = Pick<
+  QueryResult,
+  'trace_id' | 'rewritten_query' | 'warehouse' | 'rules_applied' | 'fallback' | 'cost'
+>;
+
 export type QueryService = {
   run(input: {
     principal: Principal;
@@ -52,6 +59,11 @@ export type QueryService = {
     signal?: AbortSignal;
     /** At most this many bytes billed (BigQuery's maximumBytesBilled); past it 422 `bytes-limit-exceeded`. */
     maxBytesBilled?: number;
+    /**
+     * Where the rows go, made once the query is planned and admitted (nothing was refused): a warehouse that
+     * cannot return rows refuses the request first (400). Absent: rows are only counted.
+     */
+    rows?: (head: QueryHead) => RowSink;
     /**
      * For shadow verification: settles once the response has been sent (a sampled check starts only then), and
      * the request's logger at level warn. Without it the query is never checked.
@@ -91,6 +103,8 @@ export const createQueryService = (deps: {
   sqlPool: SqlWorkerPool;
   /** Queries in progress per account (429 past the limit). */
   concurrency: AccountConcurrency;
+  /** Per-query limits and budgets (guardrails.ts), checked between the plan and the run. */
+  guard?: Guardrails;
   /** Shadow verification of sampled rewritten queries (SQLGATE_SHADOW_SAMPLE). */
   shadow?: ShadowVerifier;
 }): QueryService => {
@@ -142,9 +156,15 @@ export const createQueryService = (deps: {
         release?.();
       }
     },
-    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, shadow }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, rows, shadow }) => {
       const started = performance.now();
       const w = resolve(warehouse);
+      if (rows && w.adapter.capabilities.rows !== true)
+        throw new GatewayError(
+          'invalid-request',
+          `Rows cannot be returned from ${w.name} (${w.adapter.id}); ask for the row count only (no return_rows, no Accept: application/x-ndjson).`,
+          { warehouse: w.name },
+        );
       const base = {
         accountId: principal.accountId,
         keyId: principal.keyId,
@@ -153,6 +173,7 @@ export const createQueryService = (deps: {
         originalSql: sql,
       };
       let plan: QueryPlan | undefined;
+      let admission: Admission | undefined;
       let ticket: ShadowTicket | undefined;
       // Before anything else (the SQL workers too): one account cannot take every thread and connection.
       const release = deps.concurrency.acquire(principal.accountId);
@@ -162,7 +183,17 @@ export const createQueryService = (deps: {
           ...(signal ? { signal } : {}),
         });
         checkBytesLimit(w, plan, maxBytesBilled);
+        admission = await deps.guard?.admit(principal, plan.estimate);
+        const byteCap = guardedBytes(w, maxBytesBilled, admission);
         const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
+        const sink = rows?.({
+          trace_id: traceId,
+          rewritten_query: rewrittenSql,
+          warehouse: w.name,
+          rules_applied: [...rules],
+          fallback,
+          cost,
+        });
         const attribution = { traceId, accountId: principal.accountId, keyId: principal.keyId };
         // Sampled before it runs, so that the rows the user gets are fingerprinted as they stream by.
         const checkable =
@@ -171,23 +202,31 @@ export const createQueryService = (deps: {
           !fallback &&
           rewrittenSql !== sql &&
           plan.prepared.shapeDigest !== undefined &&
-          w.adapter.capabilities.rowTap === true;
+          w.adapter.capabilities.rowTap === true &&
+          // Rows returned to the client stream through their own sink: such a query is not sampled.
+          rows === undefined;
         ticket = checkable ? deps.shadow?.sample() : undefined;
         const outcome = await w.adapter
           .execute(rewrittenSql, {
             timeoutMs: deps.statementTimeoutMs,
             attribution,
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
+            ...(byteCap !== undefined ? { maxBytesBilled: byteCap } : {}),
+            ...(sink ? { rows: sink } : {}),
             ...(ticket ? { tap: ticket.tap } : {}),
-            ...(maxBytesBilled !== undefined ? { maxBytesBilled } : {}),
             ...(signal ? { signal } : {}),
           })
           .catch((e: unknown) => {
             // The warehouse refused past its byte limit: say what the estimate was.
             if (isGatewayError(e) && e.code === 'bytes-limit-exceeded' && plan)
-              throw bytesLimitExceeded(maxBytesBilled, plan, 'warehouse', e);
+              throw bytesLimitExceeded(byteCap, plan, 'warehouse', e);
             throw e;
           });
+        await admission?.settle({
+          ran: true,
+          ...(outcome.run ? { run: outcome.run } : {}),
+          savingsUsd: cost.savings,
+        });
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -235,6 +274,7 @@ export const createQueryService = (deps: {
         }
         return result;
       } catch (e) {
+        await admission?.settle({ ran: false, savingsUsd: 0 }).catch(() => undefined);
         ticket?.cancel();
         await log({
           ...base,
@@ -258,6 +298,20 @@ export const createQueryService = (deps: {
       }
     },
   };
+};
+
+/**
+ * The byte cap sent to a warehouse that enforces one (BigQuery maximumBytesBilled): the request's and the
+ * guardrails' `max_bytes_per_query`, whichever is stricter.
+ */
+const guardedBytes = (
+  w: Warehouse,
+  requested: number | undefined,
+  admission: Admission | undefined,
+): number | undefined => {
+  const guard = w.adapter.capabilities.bytesLimit === true ? admission?.maxBytesBilled : undefined;
+  if (guard === undefined) return requested;
+  return requested === undefined ? guard : Math.min(requested, guard);
 };
 
 /** The run's report as response fields (extensions): job or query id, bytes processed and billed, cache hit. */

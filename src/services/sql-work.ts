@@ -4,6 +4,7 @@ import { costModelOf } from '../core/cost/models/index.ts';
 import type { CostModelSpec } from '../core/cost/models/index.ts';
 import type { ErrorCode, GatewayError, Result } from '../core/errors.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
+import { MEASURED_REGRESSIONS } from '../core/rewrite/measured-gate.ts';
 import type { RewriteOutcome } from '../core/rewrite/engine.ts';
 import type { RewriteRule } from '../core/rewrite/rule.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
@@ -193,6 +194,7 @@ export const runSqlTask = (
         budgetMs: task.rewrite.budgetMs,
         now: () => performance.now(),
         cost: estimate,
+        measured: MEASURED_REGRESSIONS,
       })
     : { statement: original, sql, rulesApplied: [], fallback: true, reason: 'rewrite skipped' };
   phase('rewritten');

@@ -7,6 +7,7 @@ import type { AuroraOptions } from './aurora-options.ts';
 import { mysqlRoleFindings } from './aurora-role.ts';
 import type { AuroraAdapter } from './aurora-role.ts';
 import { parseMysqlExplain } from './explain-plan.ts';
+import { streamMysqlRows } from './mysql-rows.ts';
 import { readMysqlCatalog, readMysqlTableSizes } from './mysql-catalog.ts';
 import type { RowReader } from './mysql-catalog.ts';
 import {
@@ -24,6 +25,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
   rowTap: true,
 };
 
@@ -183,7 +185,8 @@ export const openAuroraMysql = (opts: AuroraOptions): AuroraAdapter => {
         const stopped = watch.reason();
         if (stopped) throw stoppedError(stopped, timeoutMs);
         thread = conn.threadId;
-        return countRows(conn, stripTrailingSemicolons(sql), options.tap);
+        const text = stripTrailingSemicolons(sql);
+        return options.rows ? streamMysqlRows(conn, text, options.rows) : countRows(conn, text, options.tap);
       });
     } catch (e) {
       const stopped = watch.reason();

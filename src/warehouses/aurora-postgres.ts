@@ -9,6 +9,7 @@ import { pgRoleFindings } from './aurora-role.ts';
 import type { AuroraAdapter } from './aurora-role.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
+import { streamPgRows } from './pg-rows.ts';
 import {
   abortedBeforeStart,
   stoppedError,
@@ -23,6 +24,7 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
   rowTap: true,
 };
 
@@ -193,7 +195,13 @@ export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
           // Stopped while we were connecting: do not start the statement at all.
           const stopped = watch.reason();
           if (stopped) throw stoppedError(stopped, timeoutMs);
-          return countRows(client, stripTrailingSemicolons(sql), options.tap);
+          const text = stripTrailingSemicolons(sql);
+          return options.rows
+            ? streamPgRows(client, text, options.rows, () => {
+                const why = watch.reason();
+                return why ? stoppedError(why, timeoutMs) : undefined;
+              })
+            : countRows(client, text, options.tap);
         },
         (p) => (pid = p),
       );
