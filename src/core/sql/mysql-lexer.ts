@@ -22,22 +22,22 @@ export type MysqlLexFailure = {
 
 export type MysqlLex = { ok: true; tokens: SqlToken[] } | { ok: false; failure: MysqlLexFailure };
 
-const WORD_START_RE = /[\p{L}_$0-9]/u;
-const WORD_RE = /[\p{L}\p{N}_$]/u;
 const asciiWord = (code: number): boolean =>
   (code >= 48 && code <= 57) ||
   (code >= 65 && code <= 90) ||
   (code >= 97 && code <= 122) ||
   code === 95 ||
   code === 36;
+// To MySQL and MariaDB every character past ASCII is an identifier character, spaces included (U+00A0,
+// U+3000 …): `--` followed by one is not a comment but `- -` and a name, so what follows on the line is code.
 const WORD_START = {
-  test: (c: string): boolean =>
-    asciiWord(c.charCodeAt(0)) || (c.charCodeAt(0) > 127 && WORD_START_RE.test(c)),
+  test: (c: string): boolean => asciiWord(c.charCodeAt(0)) || c.charCodeAt(0) > 127,
 };
 const WORD = {
-  test: (c: string): boolean => asciiWord(c.charCodeAt(0)) || (c.charCodeAt(0) > 127 && WORD_RE.test(c)),
+  test: (c: string): boolean => asciiWord(c.charCodeAt(0)) || c.charCodeAt(0) > 127,
 };
-const isSpace = (c: string): boolean => c.charCodeAt(0) <= 32 || (c.charCodeAt(0) > 127 && /\s/.test(c));
+/** Whitespace as the server reads it: ASCII space and control characters only. */
+const isSpace = (c: string): boolean => c.charCodeAt(0) <= 32;
 
 const lexOnce = (sql: string, backslashEscapes: boolean): MysqlLex => {
   const tokens: SqlToken[] = [];
