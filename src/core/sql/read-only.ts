@@ -85,6 +85,17 @@ export const checkText = (sql: string, dialect: SqlDialect): TextVerdict => {
       reason: 'The query holds a NUL character (\\0), which no SQL text may contain.',
       context: { position: nul },
     };
+  // PostgreSQL (and DuckDB, on its grammar) ends a `--` comment at a carriage return; the SQL library only at
+  // a line feed: a lone \r would hide the rest of the line from the checks while the server runs it.
+  const cr = /\r(?!\n)/.exec(sql);
+  if (cr)
+    return {
+      ok: false,
+      code: 'invalid-sql',
+      reason:
+        'The query holds a carriage return (\\r) not followed by a line feed, which ends a comment for some servers and not for others; end lines with \\n or \\r\\n.',
+      context: { position: cr.index },
+    };
   if (dialect !== 'mysql') return { ok: true, serverTokens: undefined };
   const lex = lexMysql(sql);
   if (!lex.ok) {
