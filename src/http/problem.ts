@@ -31,7 +31,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   'too-many-concurrent-queries': 429,
 };
 
-const TITLES: Readonly<Record<ErrorCode, string>> = {
+export const TITLES: Readonly<Record<ErrorCode, string>> = {
   'invalid-request': 'Invalid request',
   'malformed-json': 'Malformed JSON',
   'invalid-sql': 'Invalid SQL',
