@@ -18,6 +18,7 @@ import { registerDashboard } from './dashboard/plugin.ts';
 import { sendNotFoundPage } from './dashboard/layout.ts';
 import { badPathParam, headerBytes } from './edge-guards.ts';
 import { requestSerializer } from './log-redaction.ts';
+import { lowerCaseWarehouse, validationDetail } from './request-wording.ts';
 import type { DestinationStream } from 'pino';
 
 export type App = FastifyInstance;
@@ -191,6 +192,8 @@ export const buildApp = async (
       return sendProblem(reply, req, e.code, e.detail, { ...e.context });
     }
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (mapped === 'invalid-request' && fe.code === 'FST_ERR_VALIDATION')
+      return sendProblem(reply, req, mapped, validationDetail(fe));
     if (mapped) return sendProblem(reply, req, mapped, fe.message);
     if (error instanceof SyntaxError || fe.statusCode === 400)
       return sendProblem(reply, req, 'malformed-json', 'The request body is not valid JSON.');
@@ -228,6 +231,7 @@ export const buildApp = async (
     // The API speaks JSON only: a text body is 415, not a string that fails validation.
     api.removeContentTypeParser('text/plain');
     api.addHook('onRequest', auth);
+    api.addHook('preValidation', lowerCaseWarehouse);
     await registerApiRoutes(api, services, config);
   });
   await registerDashboard(app, services, config);
