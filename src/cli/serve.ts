@@ -2,16 +2,33 @@ import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import { closeServices, createServices } from '../runtime.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
+import { findAccountById } from '../store/accounts.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
+import { prettyLogStream } from './log-pretty.ts';
+
+/** Said instead of a stack when the port is taken: what to do about it. */
+export const portInUseMessage = (host: string, port: number): string =>
+  `port ${port} on ${host} is already in use (is sqlgate already running?). Stop the other process, or pick ` +
+  `another port: SQLGATE_PORT=${port === 65535 ? 8081 : port + 1} npm start (SQLGATE_PORT=0 takes any free port).`;
 
 /** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
 export const serve = async (config: Config): Promise<number> => {
   const say = (s: string) => process.stdout.write(`${s}\n`);
   const started = Date.now();
   const services = await createServices(config, { progress: say });
-  const app = await buildApp(config, services);
-  const address = await app.listen({ host: config.host, port: config.port });
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY);
+  const app = await buildApp(config, services, pretty ? { logStream: prettyLogStream(process.stdout) } : {});
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await app.close();
+    await closeServices(services);
+    if ((e as { code?: unknown }).code === 'EADDRINUSE')
+      throw new Error(portInUseMessage(config.host, config.port), { cause: e });
+    throw e;
+  }
   services.webhookDispatcher.start();
   const base = config.publicUrl ?? address.replace('://[::1]', '://localhost');
   const listening = new URL(address);
@@ -19,6 +36,7 @@ export const serve = async (config: Config): Promise<number> => {
     keys: services.keys,
     links: createAccountLinkService(services.db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
     // Links point where people reach this server: SQLGATE_PUBLIC_URL, else the address it listens on.
+    accountEmail: async (id: string) => (await findAccountById(services.db, id))?.email,
     baseUrl: linkBaseUrl(
       config.publicUrl,
       listening.hostname.replace(/^\[|\]$/g, ''),

@@ -19,6 +19,7 @@ import { sendNotFoundPage } from './dashboard/layout.ts';
 import { badPathParam, headerBytes } from './edge-guards.ts';
 import { requestSerializer } from './log-redaction.ts';
 import { lowerCaseWarehouse, validationDetail } from './request-wording.ts';
+import { RequestLogController } from './request-log.ts';
 import type { DestinationStream } from 'pino';
 
 export type App = FastifyInstance;
@@ -86,6 +87,8 @@ export const buildApp = async (
               censor: '[redacted]',
             },
           },
+    // One line per request at debug (request-log.ts), not Fastify's two at info.
+    logController: new RequestLogController(),
     bodyLimit: config.maxBodyBytes,
     // GET /cost carries the query in the URL: Node's bound (request line + header fields) allows a URL as long
     // as the query limit needs, percent-encoded; the header fields alone are bounded in onRequest (edge-guards.ts).
