@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
+import { recordErrorDetail } from '../store/dashboard-savings.ts';
 import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
 import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import type { WarehouseName } from '../warehouses/index.ts';
@@ -107,11 +108,12 @@ export const createQueryService = (deps: {
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
-  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<void> => {
+  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<string> => {
     const { outbox } = deps;
     const event = result && outbox ? outbox.eventFor(entry, result) : null;
-    const { evented } = await recordQuery(deps.db, entry, event);
+    const { id, evented } = await recordQuery(deps.db, entry, event);
     if (evented) outbox?.queued();
+    return id;
   };
 
   return {
@@ -211,7 +213,10 @@ export const createQueryService = (deps: {
           rows: null,
           status: 'error',
           errorCode: isGatewayError(e) ? e.code : 'internal',
-        }).catch(() => undefined);
+        })
+          // The dashboard shows the failure as the client saw it (query-failed: the warehouse's message).
+          .then((id) => (isGatewayError(e) ? recordErrorDetail(deps.db, id, e.detail) : undefined))
+          .catch(() => undefined);
         throw e;
       } finally {
         release();
