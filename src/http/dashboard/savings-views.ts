@@ -119,7 +119,7 @@ export const rulesTable = (
             <tr>
               <th scope="row">Total</th>
               <td></td>
-              <td class="num" data-testid="rules-total">${formatUsd(total)}</td>
+              <td class="num" data-testid="rules-total" data-saved="${total}">${formatUsd(total)}</td>
             </tr>
           </tfoot>
         </table>
