@@ -116,9 +116,10 @@ describe.skipIf(!hasChromium)('dashboard for a newcomer, in a browser', () => {
     };
     expect(split).toEqual({ rewritten: sent.length, not: 1, fellBack: 0, failed: 1 });
     // Each query's saving is attributed once: the rule shares add up to the total.
-    const shares = await page
-      .locator('[data-testid="rules"] tbody td[data-saved]')
-      .evaluateAll((tds) => tds.map((td) => Number(td.getAttribute('data-saved'))));
+    const cells = page.locator('[data-testid="rules"] tbody td[data-saved]');
+    const shares: number[] = [];
+    for (let n = 0; n < (await cells.count()); n++)
+      shares.push(Number(await cells.nth(n).getAttribute('data-saved')));
     expect(shares.length).toBeGreaterThanOrEqual(5);
     const exact = Number(await page.getByTestId('rules-total').getAttribute('data-saved'));
     expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(exact, 12);
@@ -182,7 +183,7 @@ describe.skipIf(!hasChromium)('dashboard for a newcomer, in a browser', () => {
   it('every page fits 390 px without horizontal overflow', async () => {
     const narrow = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await narrow.context().addCookies(await ctx.cookies());
-    const detail = await page.evaluate(() => location.pathname);
+    const detail = new URL(page.url()).pathname;
     for (const path of [
       '/overview',
       '/queries',
@@ -192,15 +193,13 @@ describe.skipIf(!hasChromium)('dashboard for a newcomer, in a browser', () => {
       '/endpoints',
     ]) {
       await narrow.goto(`${base}${path}`);
-      const width = await narrow.evaluate(() => document.documentElement.scrollWidth);
+      // No DOM types here (lib: ES2024): the page evaluates expressions given as text.
+      const width = Number(await narrow.evaluate('document.documentElement.scrollWidth'));
       if (width > 390)
         console.log(
           path,
-          await narrow.evaluate(() =>
-            [...document.querySelectorAll('body *')]
-              .filter((e) => e.getBoundingClientRect().right > 391)
-              .slice(0, 8)
-              .map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`),
+          await narrow.evaluate(
+            "[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 391).slice(0, 8).map((e) => e.tagName + '.' + e.className).join(' ')",
           ),
         );
       expect(width, path).toBeLessThanOrEqual(390);
