@@ -59,14 +59,26 @@ export const startGatewayProcess = (
     });
   });
 
+/**
+ * POST /query as a well-behaved client: a 429 (the gateway busy, e.g. on a loaded CI machine) is retried after
+ * its `Retry-After`, a bounded number of times; any other non-200 fails the test.
+ */
 export const postQuery = async (base: string, key: string, query: string): Promise<{ trace_id: string }> => {
-  const r = await fetch(`${base}/query`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
-  });
-  if (r.status !== 200) throw new Error(`POST /query: ${r.status} ${await r.text()}`);
-  return (await r.json()) as { trace_id: string };
+  for (let attempt = 1; ; attempt++) {
+    const r = await fetch(`${base}/query`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
+    if (r.status === 429 && attempt < 20) {
+      await r.arrayBuffer();
+      const seconds = Number(r.headers.get('retry-after') ?? '1');
+      await new Promise((done) => setTimeout(done, Math.max(0.1, Math.min(seconds, 5)) * 1000));
+      continue;
+    }
+    if (r.status !== 200) throw new Error(`POST /query: ${r.status} ${await r.text()}`);
+    return (await r.json()) as { trace_id: string };
+  }
 };
 
 export const createEndpointOver = async (
