@@ -159,7 +159,15 @@ export const buildApp = async (
   });
 
   app.addSchema(ProblemSchema);
-  await app.register(fastifySwagger, { openapi: openApiDocument(), hideUntagged: false });
+  await app.register(fastifySwagger, {
+    openapi: openApiDocument(config.publicUrl),
+    hideUntagged: false,
+    // Shared schemas keep their $id as their name in components.schemas (`Problem`, not `def-0`).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
 
   const sendProblem = (
     reply: FastifyReply,
