@@ -72,7 +72,8 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
   const { values, positionals } = parsed;
   if (values.help === true) return (io.stdout(`${USAGE}\n`), 0);
   if (values.warehouse === undefined) return (io.stderr(`--warehouse is required\n${USAGE}\n`), 2);
-  const picked = dialectFor(values.warehouse, values.dialect);
+  // Warehouse names in any letter case, as in the API (`BigQuery` is bigquery).
+  const picked = dialectFor(values.warehouse.toLowerCase(), values.dialect);
   if (!picked.ok) return (io.stderr(`${picked.message}\n`), 2);
   const dialect = picked.dialect;
   const catalog = await loadCatalog(values.schema);

@@ -98,6 +98,11 @@ describe('CLI messages', () => {
     expect(r.err).toBe("<stdin>:2:20: invalid SQL: Unexpected ')' at line 2, column 20.\n");
   });
 
+  it('rewrite takes the warehouse name in any letter case', async () => {
+    const r = await run(['rewrite', '--warehouse', 'BigQuery'], {}, { stdin: 'SELECT a FROM t WHERE 1 = 1' });
+    expect(r).toMatchObject({ code: 0, out: 'SELECT a FROM t\n' });
+  });
+
   it('a misspelled SQLGATE_* variable is named with the closest setting', async () => {
     const r = await run(['keys', 'revoke'], { SQLGATE_PROT: '9', SQLGATE_DATA_DIR: dataDir() });
     expect(r.err).toContain('SQLGATE_PROT is not a setting and is ignored; did you mean SQLGATE_PORT?');
