@@ -31,6 +31,8 @@ export type ColumnInfo = {
 /** Measured sizes, for the byte model: logical bytes of each column (0 for NULLs), and rows. */
 export type TableStats = {
   readonly rows: number;
+  /** Bytes of the whole table, where the warehouse reports only that (Snowflake's INFORMATION_SCHEMA.TABLES). */
+  readonly bytes?: number;
   readonly columnBytes: Readonly<Record<string, number>>;
   /** Per partition key (e.g. '1995-03' for monthly): rows and column bytes of that partition. */
   readonly partitions?: ReadonlyArray<{

@@ -10,7 +10,7 @@ import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
 import { localSql } from '../core/sql/local-query.ts';
 import { catalogColumnTypes } from '../core/sql/translate/catalog-types.ts';
 import { measureQuery } from '../core/sql/query-size.ts';
-import { checkReadOnly, checkReadOnlyTokens } from '../core/sql/read-only.ts';
+import { checkReadOnly, checkReadOnlyTokens, checkText } from '../core/sql/read-only.ts';
 import { namedTables } from '../core/sql/references.ts';
 import type { NamedTable } from '../core/sql/references.ts';
 import type { Statement } from '../core/sql/tree.ts';
@@ -83,6 +83,9 @@ const translate = (
     columnType: catalogColumnTypes(catalog),
   });
 
+const notAllowed = (v: { reason: string; name?: string }): SqlOutcome =>
+  fail('statement-not-allowed', v.reason, v.name !== undefined ? { refused: v.name } : {});
+
 const refused = (e: GatewayError): SqlOutcome => fail(e.code, e.detail, { ...e.context });
 
 export const runSqlTask = (
@@ -92,6 +95,8 @@ export const runSqlTask = (
 ): SqlOutcome => {
   const { sql, dialect, caps } = task;
   if (sql.trim() === '') return fail('invalid-sql', 'The query is empty.');
+  const text = checkText(sql, dialect);
+  if (!text.ok) return fail(text.code, text.reason, text.context);
   const tokens = tokenizeSql(sql, dialect);
   if (!tokens) return fail('invalid-sql', 'The query could not be read.');
   const size = measureQuery(tokens);
@@ -120,8 +125,8 @@ export const runSqlTask = (
   }
   if (!parsed.ok) {
     // Too deep for the parser: checked token by token, run as written.
-    const verdict = checkReadOnlyTokens(tokens);
-    if (!verdict.ok) return fail('statement-not-allowed', verdict.reason);
+    const verdict = checkReadOnlyTokens(tokens, dialect, text.serverTokens);
+    if (!verdict.ok) return notAllowed(verdict);
     phase('checked');
     const catalog = catalogFor(undefined);
     phase('rewritten');
@@ -139,8 +144,8 @@ export const runSqlTask = (
       },
     };
   }
-  const verdict = checkReadOnly(parsed.statements);
-  if (!verdict.ok) return fail('statement-not-allowed', verdict.reason);
+  const verdict = checkReadOnly(parsed.statements, tokens, dialect, text.serverTokens);
+  if (!verdict.ok) return notAllowed(verdict);
   phase('checked');
 
   const original = parsed.statements[0] as Statement;

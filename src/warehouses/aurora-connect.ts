@@ -1,7 +1,7 @@
-import type { WarehouseAdapter } from './adapter.ts';
 import { openAuroraMysql } from './aurora-mysql.ts';
 import type { AuroraOptions } from './aurora-options.ts';
 import { openAuroraPostgres } from './aurora-postgres.ts';
+import type { AuroraAdapter } from './aurora-role.ts';
 
 export type { AuroraOptions, AuroraTlsOptions } from './aurora-options.ts';
 
@@ -12,7 +12,7 @@ export type { AuroraOptions, AuroraTlsOptions } from './aurora-options.ts';
  * @example openAurora({ url: 'mysql://app:secret@db:3306/shop', poolSize: 10, statementTimeoutMs: 30_000,
  *   catalogTtlMs: 300_000 }).dialect // 'mysql'
  */
-export const openAurora = (options: AuroraOptions): WarehouseAdapter => {
+export const openAurora = (options: AuroraOptions): AuroraAdapter => {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(options.url)?.[1]?.toLowerCase() ?? '';
   switch (scheme) {
     case 'postgres':

@@ -2,14 +2,10 @@ import mysql from 'mysql2';
 import type { PoolConnection, PoolOptions, QueryError, SslOptions } from 'mysql2';
 import type { Catalog } from '../core/catalog.ts';
 import { GatewayError } from '../core/errors.ts';
-import type {
-  Capabilities,
-  ExecuteOptions,
-  ExecuteResult,
-  ExplainResult,
-  WarehouseAdapter,
-} from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult } from './adapter.ts';
 import type { AuroraOptions } from './aurora-options.ts';
+import { mysqlRoleFindings } from './aurora-role.ts';
+import type { AuroraAdapter } from './aurora-role.ts';
 import { parseMysqlExplain } from './explain-plan.ts';
 import { readMysqlCatalog, readMysqlTableSizes } from './mysql-catalog.ts';
 import type { RowReader } from './mysql-catalog.ts';
@@ -49,8 +45,14 @@ const toGatewayError = (e: unknown): GatewayError => {
   if (e instanceof GatewayError) return e;
   const errno = serverErrno(e);
   const message = e instanceof Error ? e.message : String(e);
+  // Connection-level texts (addresses, account names, driver internals) never reach the caller.
   if (errno === undefined || UNAVAILABLE_ERRNOS.has(errno))
-    return new GatewayError('warehouse-unavailable', `MySQL unreachable: ${message}`, {}, true);
+    return new GatewayError(
+      'warehouse-unavailable',
+      'MySQL is unreachable or refused the connection; try again later.',
+      errno !== undefined ? { errno } : {},
+      true,
+    );
   if (STOPPED_ERRNOS.has(errno)) return new GatewayError('query-timeout', message, { errno });
   const { sqlState } = e as Partial<QueryError>;
   return new GatewayError('query-failed', message, { errno, ...(sqlState ? { sqlstate: sqlState } : {}) });
@@ -83,6 +85,15 @@ const poolOptions = (opts: AuroraOptions): PoolOptions => {
   };
 };
 
+/** COM_RESET_CONNECTION, then the session's read-only mode again; false when either failed. */
+const resetSession = (conn: PoolConnection): Promise<boolean> =>
+  new Promise<void>((resolve, reject) => conn.reset((e) => (e ? reject(e) : resolve())))
+    .then(() => run(conn, 'SET SESSION TRANSACTION READ ONLY'))
+    .then(
+      () => true,
+      () => false,
+    );
+
 const run = (conn: mysql.Connection | PoolConnection, sql: string): Promise<unknown> =>
   new Promise((resolve, reject) => conn.query(sql, (e, rows) => (e ? reject(e) : resolve(rows))));
 
@@ -92,7 +103,7 @@ const run = (conn: mysql.Connection | PoolConnection, sql: string): Promise<unkn
  * runs in `START TRANSACTION READ ONLY`; rows are counted from 'result' events without being kept; the
  * deadline and the abort signal send `KILL QUERY <thread>` from a separate connection (portable to both).
  */
-export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
+export const openAuroraMysql = (opts: AuroraOptions): AuroraAdapter => {
   const options = poolOptions(opts);
   const pool = mysql.createPool(options);
   pool.on('connection', (conn) => {
@@ -149,6 +160,10 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
         );
       throw e;
     } finally {
+      // A clean session for the next statement, whoever sends it: COM_RESET_CONNECTION clears user variables
+      // (@x), session variables, temporary tables, prepared statements and GET_LOCK locks; it also clears the
+      // session's read-only mode, set again here. A connection that cannot be reset is destroyed.
+      if (!destroy) destroy = !(await resetSession(conn));
       if (destroy) conn.destroy();
       else conn.release();
     }
@@ -222,6 +237,13 @@ export const openAuroraMysql = (opts: AuroraOptions): WarehouseAdapter => {
         return true;
       } catch {
         return false;
+      }
+    },
+    roleFindings: async () => {
+      try {
+        return await withReadOnly((conn) => mysqlRoleFindings(reader(conn)));
+      } catch (e) {
+        throw toGatewayError(e);
       }
     },
     close: () => new Promise<void>((resolve) => pool.end(() => resolve())),

@@ -2,14 +2,10 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { GatewayError } from '../core/errors.ts';
 import type { Catalog } from '../core/catalog.ts';
-import type {
-  Capabilities,
-  ExecuteOptions,
-  ExecuteResult,
-  ExplainResult,
-  WarehouseAdapter,
-} from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult } from './adapter.ts';
 import type { AuroraOptions } from './aurora-options.ts';
+import { pgRoleFindings } from './aurora-role.ts';
+import type { AuroraAdapter } from './aurora-role.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
 import {
@@ -51,15 +47,25 @@ const toGatewayError = (e: unknown): GatewayError => {
   if (e instanceof pg.DatabaseError) {
     const state = e.code ?? '';
     if (isUnavailableState(state))
-      return new GatewayError('warehouse-unavailable', `PostgreSQL: ${e.message}`, { sqlstate: state }, true);
+      return new GatewayError(
+        'warehouse-unavailable',
+        'PostgreSQL cannot serve the query now; try again later.',
+        { sqlstate: state },
+        true,
+      );
     if (state === '57014') return new GatewayError('query-timeout', e.message, { sqlstate: state });
     return new GatewayError('query-failed', e.message, {
       sqlstate: state,
       ...(e.position ? { position: Number(e.position) } : {}),
     });
   }
-  const message = e instanceof Error ? e.message : String(e);
-  return new GatewayError('warehouse-unavailable', `PostgreSQL unreachable: ${message}`, {}, true);
+  // Connection-level texts (addresses, account names, driver internals) never reach the caller.
+  return new GatewayError(
+    'warehouse-unavailable',
+    'PostgreSQL is unreachable or closed the connection; try again later.',
+    {},
+    true,
+  );
 };
 
 /** pg reads TLS from the URL and lets the URL win over `ssl`; explicit options must strip it first. */
@@ -90,7 +96,7 @@ const poolConfig = (opts: AuroraOptions): PoolConfig => {
  * from 'row' events without being kept; a deadline timer and the abort signal cancel it on the server with
  * pg_cancel_backend from a separate connection, and `SET LOCAL statement_timeout` is the backstop.
  */
-export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
+export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
   const config = poolConfig(opts);
   const pool = new pg.Pool(config);
   // An idle client whose server went away emits 'error'; pg-pool drops it, and unhandled it would crash us.
@@ -148,6 +154,14 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         );
       throw e;
     } finally {
+      // A clean session for the next statement, whoever sends it: settings (set_config(…, false)), roles,
+      // prepared statements, cursors, LISTEN, advisory locks, temp state. A connection that cannot be reset is
+      // destroyed.
+      if (!destroy)
+        destroy = await client.query('DISCARD ALL').then(
+          () => false,
+          () => true,
+        );
       client.release(destroy);
     }
   };
@@ -226,6 +240,17 @@ export const openAuroraPostgres = (opts: AuroraOptions): WarehouseAdapter => {
         return true;
       } catch {
         return false;
+      }
+    },
+    roleFindings: async () => {
+      try {
+        return await withReadOnly(opts.statementTimeoutMs, (client) =>
+          pgRoleFindings((sql, values) =>
+            client.query(sql, values).then((r) => r.rows as Array<Record<string, unknown>>),
+          ),
+        );
+      } catch (e) {
+        throw toGatewayError(e);
       }
     },
     close: () => pool.end(),

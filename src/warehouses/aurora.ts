@@ -2,8 +2,19 @@ import { auroraExplainCost, DEFAULT_AURORA_PRICES } from '../core/cost/models/au
 import { costModelOf } from '../core/cost/models/index.ts';
 import type { CostModelSpec } from '../core/cost/models/index.ts';
 import { nonNegative, optionalFile, optionalOneOf, optionalUrl, setting, wholeNumber } from '../setting.ts';
+import type { Parsed } from '../setting.ts';
 import { modelCost, planCost } from './cost-port.ts';
 import { defineWarehouse, localWarehouse } from './definition.ts';
+
+/** true/1 or false/0 (default false). */
+const booleanFlag =
+  () =>
+  (raw: string | undefined): Parsed<boolean> =>
+    raw === undefined || /^(false|0)$/i.test(raw)
+      ? { ok: true, value: false }
+      : /^(true|1)$/i.test(raw)
+        ? { ok: true, value: true }
+        : { ok: false, message: 'must be true or false' };
 
 /**
  * Aurora: connected through SQLGATE_AURORA_URL (its scheme picks PostgreSQL or MySQL) and priced from
@@ -38,6 +49,12 @@ export const aurora = defineWarehouse({
       'PEM CA bundle for Aurora TLS (e.g. the Amazon RDS global bundle)',
       optionalFile(),
     ),
+    allowPrivilegedRole: setting(
+      'SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE',
+      'false',
+      'true: start even when the Aurora role is a superuser or may write, read server files or run programs (not recommended; docs/security.md)',
+      booleanFlag(),
+    ),
     usdPerMillionIo: setting(
       'SQLGATE_AURORA_USD_PER_MILLION_IO',
       '0.20',
@@ -66,13 +83,25 @@ export const aurora = defineWarehouse({
         : { rejectUnauthorized: s.tls !== 'no-verify', ...(s.tlsCaFile ? { ca: s.tlsCaFile.text } : {}) };
     // The drivers load when aurora opens connected, not when config.ts reads this definition.
     const { openAurora } = await import('./aurora-connect.ts');
-    const adapter = openAurora({
+    const { guardRole } = await import('./aurora-role.ts');
+    const connected = openAurora({
       url: s.url,
       poolSize: s.poolSize,
       statementTimeoutMs: ctx.statementTimeoutMs,
       catalogTtlMs: ctx.catalogTtlMs,
       ...(tls ? { tls } : {}),
     });
+    // The role check (docs/security.md): a privileged role refuses the start; an unreachable warehouse does
+    // not (the check then runs before its first statement, and /readyz reports it).
+    const adapter = guardRole(connected, s.allowPrivilegedRole);
+    try {
+      await adapter.checkRole();
+    } catch (e) {
+      if (e instanceof Error && e.message.startsWith('SQLGATE_AURORA_URL connects as a privileged role')) {
+        await connected.close();
+        throw e;
+      }
+    }
     const prices = {
       ...DEFAULT_AURORA_PRICES,
       usdPerMillionIoRequests: s.usdPerMillionIo,

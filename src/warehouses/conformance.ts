@@ -5,13 +5,16 @@ import type { SqlDialect } from '../core/sql/dialect.ts';
 import type { WarehouseAdapter } from './adapter.ts';
 
 /**
- * A statement that runs for seconds on each engine, to exercise timeouts and cancellation. DuckDB has no
- * sleep: a 10^10-row cross product it cannot shortcut stands in; BigQuery has none either: a cross product of
- * lineitem with itself (the suite's tables), which any engine must compare pair by pair.
+ * A statement that runs for seconds on each engine, to exercise timeouts and cancellation. Sleeping functions
+ * are off the read-only guard's allowlist (docs/security.md), so every engine gets a cross product it cannot
+ * shortcut and must compare pair by pair: 10^10 rows of generate_series (PostgreSQL), of DuckDB's range, 10^12
+ * of a recursive CTE (MySQL/MariaDB), lineitem with itself (BigQuery: the suite's tables).
  */
 const SLOW_SQL: Readonly<Record<SqlDialect, string>> = {
-  postgres: 'SELECT pg_sleep(5)',
-  mysql: 'SELECT SLEEP(5)',
+  postgres:
+    'SELECT count(*) FROM generate_series(1, 100000) a(n), generate_series(1, 100000) b(n) WHERE a.n * b.n = 7',
+  mysql:
+    'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 1000) SELECT count(*) FROM r a, r b, r c, r d WHERE a.n * b.n * c.n * d.n = 7',
   duckdb: 'SELECT count(*) FROM range(100000) a, range(100000) b WHERE a.range * b.range = 7',
   bigquery: 'SELECT COUNT(*) FROM lineitem a CROSS JOIN lineitem b WHERE a.l_orderkey * b.l_partkey = 7',
   snowflake: 'SELECT SYSTEM$WAIT(5)',

@@ -61,7 +61,12 @@ export type PlanPricing<P> = {
   /** Asks the warehouse for the plan of one statement (compile only, nothing runs). */
   readonly explain: (sql: string) => Promise<P>;
   /** Prices a plan: USD and the assumptions used. */
-  readonly price: (plan: P) => { readonly usd: number; readonly assumptions: CostEstimate['assumptions'] };
+  readonly price: (plan: P) => {
+    readonly usd: number;
+    /** Bytes the plan reads, where it says (Snowflake's bytesAssigned). */
+    readonly bytes?: number;
+    readonly assumptions: CostEstimate['assumptions'];
+  };
   /** The heuristic used when the plan cannot be had (it says so in `assumptions`). */
   readonly fallback: CostModel;
 };
@@ -75,7 +80,12 @@ export const planCost = <P>(p: PlanPricing<P>): CostPort => ({
   price: async (original, optimized, catalog) => {
     const priced = (plan: P): CostEstimate => {
       const c = p.price(plan);
-      return { usd: roundUsd(c.usd), method: 'explain', assumptions: c.assumptions };
+      return {
+        usd: roundUsd(c.usd),
+        method: 'explain',
+        ...(c.bytes !== undefined ? { bytes: c.bytes, accuracy: 'estimate' as const } : {}),
+        assumptions: c.assumptions,
+      };
     };
     // Neither a tree nor the engine's estimate: a text too deep to parse, which runs as written, unpriced.
     if (original.statement === undefined && original.known === undefined)

@@ -4,7 +4,7 @@ import { rewriteStatement } from '../../src/core/rewrite/engine.ts';
 import type { SqlDialect } from '../../src/core/sql/dialect.ts';
 import { localQuery } from '../../src/core/sql/local-query.ts';
 import type { LocalRefusal } from '../../src/core/sql/print.ts';
-import { parseSql } from '../../src/core/sql/parse.ts';
+import { parseSql, tokenizeSql } from '../../src/core/sql/parse.ts';
 import { checkReadOnly } from '../../src/core/sql/read-only.ts';
 import type { Statement } from '../../src/core/sql/tree.ts';
 import { runDuck } from './duck-values.ts';
@@ -36,7 +36,7 @@ export const runLocal = async (
 ): Promise<LocalOutcome> => {
   const parsed = parseSql(sql, dialect);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.failure.message };
-  const verdict = checkReadOnly(parsed.statements);
+  const verdict = checkReadOnly(parsed.statements, tokenizeSql(sql, dialect) ?? [], dialect);
   if (!verdict.ok) return { kind: 'invalid', message: verdict.reason };
   const original = parsed.statements[0] as Statement;
   const rewrite = rewriteStatement(original, sql, {

@@ -53,6 +53,8 @@ describe.each([
       SQLGATE_DATA_DIR: dataDir,
       SQLGATE_DEFAULT_WAREHOUSE: 'aurora',
       SQLGATE_AURORA_URL: db.url,
+      // The test server's superuser, on purpose (docs/security.md: the role check).
+      SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE: 'true',
       SQLGATE_AURORA_POOL_SIZE: '2',
       SQLGATE_DEMO_SCALE: '0.01',
       SQLGATE_LOG_LEVEL: 'silent',

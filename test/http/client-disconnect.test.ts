@@ -29,6 +29,8 @@ describe.skipIf(pgUrl === undefined)(
       const config = loadConfig({
         SQLGATE_DATA_DIR: dataDir,
         SQLGATE_AURORA_URL: pgUrl ?? '',
+        // The test server's superuser, on purpose (docs/security.md: the role check).
+        SQLGATE_AURORA_ALLOW_PRIVILEGED_ROLE: 'true',
         SQLGATE_DEMO_SCALE: '0.01',
         SQLGATE_LOG_LEVEL: 'silent',
       });
@@ -60,7 +62,10 @@ describe.skipIf(pgUrl === undefined)(
         method: 'POST',
         signal: controller.signal,
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ warehouse: 'aurora', query: `SELECT pg_sleep(30) AS ${MARK}` }),
+        body: JSON.stringify({
+          warehouse: 'aurora',
+          query: `SELECT count(*) AS ${MARK} FROM generate_series(1, 100000) a(n), generate_series(1, 100000) b(n) WHERE a.n * b.n = 7`,
+        }),
       }).catch((e: unknown) => e);
       let seen = false;
       for (let i = 0; i < 100 && !seen; i++) {

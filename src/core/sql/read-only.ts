@@ -1,4 +1,9 @@
+import { checkFunction, checkRelation } from './allowlist.ts';
+import { scanNames } from './calls.ts';
+import type { SqlDialect } from './dialect.ts';
+import { lexMysql } from './mysql-lexer.ts';
 import type { SqlToken } from './parse.ts';
+import { namedTables } from './references.ts';
 import { isRecord, kindOf, visitObjects } from './tree.ts';
 import type { Statement } from './tree.ts';
 
@@ -40,56 +45,67 @@ const FORBIDDEN_ANYWHERE = new Set([
   'comment',
 ]);
 
+export type TextVerdict =
+  | { ok: true; serverTokens: readonly SqlToken[] | undefined }
+  | {
+      ok: false;
+      code: 'statement-not-allowed' | 'invalid-sql';
+      reason: string;
+      context: Record<string, unknown>;
+    };
+
 /**
- * Functions with side effects or reach beyond the query's data (files, other sessions, configuration,
- * sequences, locks). The connection's read-only mode stops writes; these are stopped here as well.
+ * The checks on the raw text, before any parse: NUL characters (no database accepts them in a statement)
+ * and, on MySQL, the text as the server reads it (`mysql-lexer.ts`): executable comments and optimizer
+ * hints are refused naming their form, texts the library and the server would read differently are
+ * refused as ambiguous, user-variable assignments (`@x := …`) and server variables (`@@…`) are refused. The
+ * server's tokens are returned so that the call allowlist is checked on them too.
  */
-const FORBIDDEN_FUNCTIONS = new Set([
-  'set_config',
-  'nextval',
-  'setval',
-  'pg_terminate_backend',
-  'pg_cancel_backend',
-  'pg_reload_conf',
-  'pg_rotate_logfile',
-  'pg_read_file',
-  'pg_read_binary_file',
-  'pg_ls_dir',
-  'pg_stat_file',
-  'lo_import',
-  'lo_export',
-  'dblink',
-  'dblink_exec',
-  'pg_advisory_lock',
-  'pg_advisory_xact_lock',
-  'pg_try_advisory_lock',
-  'pg_notify',
-  'get_lock',
-  'release_lock',
-  'load_file',
-  'sys_exec',
-  'sys_eval',
-  'read_csv',
-  'read_csv_auto',
-  'read_parquet',
-  'read_json',
-  'read_json_auto',
-  'read_text',
-  'read_blob',
-  'glob',
-  'parquet_scan',
-  'sniff_csv',
-  'query',
-  'query_table',
-  'getenv',
-  'system$cancel_query',
-  'system$abort_session',
-  'system$wait',
-]);
+export const checkText = (sql: string, dialect: SqlDialect): TextVerdict => {
+  const nul = sql.indexOf('\u0000');
+  if (nul >= 0)
+    return {
+      ok: false,
+      code: 'invalid-sql',
+      reason: 'The query holds a NUL character (\\0), which no SQL text may contain.',
+      context: { position: nul },
+    };
+  if (dialect !== 'mysql') return { ok: true, serverTokens: undefined };
+  const lex = lexMysql(sql);
+  if (!lex.ok) {
+    const f = lex.failure;
+    return {
+      ok: false,
+      code: f.kind === 'executable' ? 'statement-not-allowed' : 'invalid-sql',
+      reason: `${f.detail} (${f.form}, line ${f.line}, column ${f.column})`,
+      context: { form: f.form, line: f.line, column: f.column },
+    };
+  }
+  for (let i = 0; i < lex.tokens.length; i++) {
+    const t = lex.tokens[i] as SqlToken;
+    const next = lex.tokens[i + 1];
+    if (t.text === '@' && next?.text === '@')
+      return {
+        ok: false,
+        code: 'statement-not-allowed',
+        reason: `Server variables (@@…) are not readable here (line ${t.line}, column ${t.column}).`,
+        context: { form: '@@variable', line: t.line, column: t.column },
+      };
+    if (t.text === ':' && next?.text === '=' && next.start === t.end)
+      return {
+        ok: false,
+        code: 'statement-not-allowed',
+        reason: `Assignments (:=) change the session and are not allowed (line ${t.line}, column ${t.column}).`,
+        context: { form: ':=', line: t.line, column: t.column },
+      };
+  }
+  return { ok: true, serverTokens: lex.tokens };
+};
 
-export type ReadOnlyVerdict = { ok: true } | { ok: false; reason: string };
+export type ReadOnlyVerdict = { ok: true } | { ok: false; reason: string; name?: string };
 
-const fail = (reason: string): ReadOnlyVerdict => ({ ok: false, reason });
+const fail = (reason: string, name?: string): ReadOnlyVerdict =>
+  name === undefined ? { ok: false, reason } : { ok: false, reason, name };
 
 /**
  * Accepts exactly one read-only query. Several statements, any write or session command nested anywhere
@@ -97,10 +113,15 @@ const fail = (reason: string): ReadOnlyVerdict => ({ ok: false, reason });
  *
  * @example checkReadOnly(parseSql('DELETE FROM t', 'postgres').statements) // { ok: false, reason: '…' }
  */
-export const checkReadOnly = (statements: readonly Statement[]): ReadOnlyVerdict => {
+export const checkReadOnly = (
+  statements: readonly Statement[],
+  tokens: readonly SqlToken[],
+  dialect: SqlDialect,
+  serverTokens?: readonly SqlToken[],
+): ReadOnlyVerdict => {
   if (statements.length === 0) return fail('The request holds no statement.');
   if (statements.length > 1) return fail('Only one statement may be sent at a time.');
-  const stmt = statements[0];
+  const stmt = statements[0] as Statement;
   const top = kindOf(stmt);
   if (top === undefined || !TOP_LEVEL_ALLOWED.has(top)) {
     return fail(`Only read-only queries run here; this statement is a ${top ?? 'unknown'} statement.`);
@@ -119,12 +140,67 @@ export const checkReadOnly = (statements: readonly Statement[]): ReadOnlyVerdict
       else if (Array.isArray(select.locks) && select.locks.length > 0)
         verdict = fail('Row locks are not allowed.');
     }
-    const fn = o.function;
-    if (isRecord(fn) && typeof fn.name === 'string' && FORBIDDEN_FUNCTIONS.has(fn.name.toLowerCase())) {
-      verdict = fail(`The function ${fn.name} is not allowed.`);
-    }
   });
-  return verdict;
+  if (!verdict.ok) return verdict;
+  for (const t of namedTables(stmt)) {
+    const parts = [t.catalog, t.schema, t.name].filter((p): p is string => p !== undefined);
+    const r = checkRelation(parts, dialect, true);
+    if (!r.ok) return fail(relationRefused(r.name));
+  }
+  const named = checkNames(tokens, dialect, false);
+  return named.ok && serverTokens ? checkNames(serverTokens, dialect, false) : named;
+};
+
+const relationRefused = (name: string): string =>
+  `The relation ${name} holds server state or secrets and cannot be read here; only the tables of your data and the allowlisted metadata views can.`;
+
+/** Clause forms that lock, write files or run procedures, in any query position (unquoted keywords). */
+const refusedForm = (tokens: readonly SqlToken[]): string | undefined => {
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as SqlToken;
+    if (t.type === 'QUOTED_IDENTIFIER' || t.type === 'STRING') continue;
+    const w = t.text.toUpperCase();
+    const next = tokens[i + 1]?.text.toUpperCase();
+    if (w === 'INTO') return 'SELECT … INTO writes a table or a file.';
+    if (w === 'OUTFILE' || w === 'DUMPFILE') return `INTO ${w} writes a file on the server.`;
+    if (w === 'FOR' && (next === 'UPDATE' || next === 'SHARE' || next === 'NO' || next === 'KEY'))
+      return 'Row locks (FOR UPDATE / FOR SHARE) are not allowed.';
+    if (w === 'LOCK' && next === 'IN') return 'Row locks (LOCK IN SHARE MODE) are not allowed.';
+    if (w === 'PROCEDURE' || w === 'HANDLER') return `${w} is not allowed in a read-only query.`;
+    // U&"\0070g_authid" is pg_authid to PostgreSQL: escaped names would hide a name from the allowlists.
+    if (w === 'U' && tokens[i + 1]?.type === 'AMP' && tokens[i + 2]?.type === 'QUOTED_IDENTIFIER')
+      return 'Unicode-escaped names (U&"…") are not accepted; write the name itself.';
+  }
+  return undefined;
+};
+
+/**
+ * The allowlist checks on a query's tokens: every call must be an allowlisted function of the dialect
+ * (`calls.ts` finds them in every spelling) and no dotted name may reach into a system schema's other
+ * relations. `bareRelations`: also treat names standing after FROM/JOIN as relations (the token-only path,
+ * where no tree says which names are tables).
+ */
+export const checkNames = (
+  tokens: readonly SqlToken[],
+  dialect: SqlDialect,
+  bareRelations: boolean,
+): ReadOnlyVerdict => {
+  const form = refusedForm(tokens);
+  if (form !== undefined) return fail(form);
+  const { calls, names } = scanNames(tokens, dialect === 'bigquery');
+  for (const c of calls) {
+    const v = checkFunction(c.parts, dialect);
+    if (!v.ok)
+      return fail(
+        `The function ${v.name} (line ${c.line}, column ${c.column}) is not allowed: only the allowlisted analyst functions of the ${dialect} dialect may be called (maths, strings, dates, aggregates, windows, JSON, casts).`,
+        v.name,
+      );
+  }
+  for (const n of names) {
+    const r = checkRelation(n.parts, dialect, bareRelations && n.afterFrom);
+    if (!r.ok) return fail(relationRefused(r.name), r.name);
+  }
+  return { ok: true };
 };
 
 const WRITE_KEYWORDS = new Set([
@@ -163,7 +239,11 @@ const FIRST_ALLOWED = new Set(['SELECT', 'WITH', 'VALUES', 'L_PAREN']);
  * harmless query (a bare `for` keyword, say) but never accepts a write. Quoted identifiers are tokens of
  * their own type, so a column named "update" does not trip it.
  */
-export const checkReadOnlyTokens = (tokens: readonly SqlToken[]): ReadOnlyVerdict => {
+export const checkReadOnlyTokens = (
+  tokens: readonly SqlToken[],
+  dialect: SqlDialect,
+  serverTokens?: readonly SqlToken[],
+): ReadOnlyVerdict => {
   const first = tokens[0];
   if (first === undefined) return fail('The request holds no statement.');
   if (!FIRST_ALLOWED.has(first.type)) return fail('Only read-only queries run here.');
@@ -173,13 +253,7 @@ export const checkReadOnlyTokens = (tokens: readonly SqlToken[]): ReadOnlyVerdic
       return fail('Only one statement may be sent at a time.');
     const word = t.type === 'VAR' ? t.text.toUpperCase() : t.type;
     if (WRITE_KEYWORDS.has(word)) return fail(`The keyword ${t.text} is not allowed in a read-only query.`);
-    if (
-      t.type === 'VAR' &&
-      FORBIDDEN_FUNCTIONS.has(t.text.toLowerCase()) &&
-      tokens[i + 1]?.type === 'L_PAREN'
-    ) {
-      return fail(`The function ${t.text} is not allowed.`);
-    }
   }
-  return { ok: true };
+  const named = checkNames(tokens, dialect, true);
+  return named.ok && serverTokens ? checkNames(serverTokens, dialect, true) : named;
 };

@@ -52,7 +52,8 @@ describe('checkReadOnly', () => {
   ];
   it.each(refused)('refuses %s', (sql) => {
     const r = parseSql(sql, 'postgres');
-    if (r.ok) expect(checkReadOnly(r.statements).ok).toBe(false);
+    if (r.ok)
+      expect(checkReadOnly(r.statements, tokenizeSql(sql, 'postgres') ?? [], 'postgres').ok).toBe(false);
     else expect(r.failure.kind).toBe('syntax');
   });
   const allowed = [
@@ -65,21 +66,23 @@ describe('checkReadOnly', () => {
     'SELECT 1 /* ; DROP TABLE t */',
   ];
   it.each(allowed)('allows %s', (sql) => {
-    expect(checkReadOnly(parsed(sql))).toEqual({ ok: true });
+    expect(checkReadOnly(parsed(sql), tokenizeSql(sql, 'postgres') ?? [], 'postgres')).toEqual({ ok: true });
   });
 });
 
 describe('checkReadOnlyTokens (deep texts)', () => {
   const tok = (sql: string) => tokenizeSql(sql, 'postgres') ?? [];
   it('allows a deep select', () => {
-    expect(checkReadOnlyTokens(tok(`SELECT ${'('.repeat(50)}1${')'.repeat(50)} AS "update"`)).ok).toBe(true);
+    expect(
+      checkReadOnlyTokens(tok(`SELECT ${'('.repeat(50)}1${')'.repeat(50)} AS "update"`), 'postgres').ok,
+    ).toBe(true);
   });
   it.each([
     'DELETE FROM t',
     'SELECT 1; DELETE FROM t',
     'WITH x AS (DELETE FROM t RETURNING *) SELECT 1',
     'SELECT * INTO x FROM t',
-  ])('refuses %s', (sql) => expect(checkReadOnlyTokens(tok(sql)).ok).toBe(false));
+  ])('refuses %s', (sql) => expect(checkReadOnlyTokens(tok(sql), 'postgres').ok).toBe(false));
 });
 
 describe('toDuckDb', () => {
