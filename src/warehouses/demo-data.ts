@@ -112,8 +112,7 @@ export const generateDemoData = async (
   for (const sql of statements) {
     // One line per table, counted over the tables (not the statements that build them).
     const table = /^INSERT INTO (\w+)/.exec(sql)?.[1];
-    if (table !== undefined)
-      progress(`generating demo table ${table} (${++filled}/${DEMO_TABLES.length})`);
+    if (table !== undefined) progress(`generating demo table ${table} (${++filled}/${DEMO_TABLES.length})`);
     await conn.run(sql);
   }
   await conn.run('COMMIT');
