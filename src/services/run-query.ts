@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
-import { recordErrorDetail } from '../store/dashboard-savings.ts';
 import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
 import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import type { WarehouseName } from '../warehouses/index.ts';
@@ -213,10 +212,9 @@ export const createQueryService = (deps: {
           rows: null,
           status: 'error',
           errorCode: isGatewayError(e) ? e.code : 'internal',
-        })
           // The dashboard shows the failure as the client saw it (query-failed: the warehouse's message).
-          .then((id) => (isGatewayError(e) ? recordErrorDetail(deps.db, id, e.detail) : undefined))
-          .catch(() => undefined);
+          errorDetail: isGatewayError(e) ? e.detail : null,
+        }).catch(() => undefined);
         throw e;
       } finally {
         release();

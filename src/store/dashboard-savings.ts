@@ -101,10 +101,6 @@ export const cumulativeSavings = async (
 };
 
 /** The failure message of an entry (query-failed: the warehouse's words), when one was recorded. */
-export const recordErrorDetail = async (db: Queryable, id: string, detail: string): Promise<void> => {
-  await db.query('UPDATE query_log SET error_detail = $1 WHERE id = $2', [detail.slice(0, 4000), id]);
-};
-
 export const errorDetailOf = async (db: Queryable, id: string): Promise<string | undefined> => {
   const { rows } = await db.query<{ error_detail: string | null }>(
     'SELECT error_detail FROM query_log WHERE id = $1',
