@@ -25,6 +25,18 @@ export type Config = Readonly<{
   statementTimeoutMs: number;
   rewriteBudgetMs: number;
   rewriteDisable: readonly string[];
+  /** Shadow verification: the fraction of rewritten POST /query runs whose original also runs, compared after. */
+  shadowSample: number;
+  /** Shadow checks waiting to run at most (past it a check is dropped and counted). */
+  shadowQueue: number;
+  /** Shadow checks running at once. */
+  shadowConcurrency: number;
+  /** Rows a shadow-checked result may have; a larger one is not checked (its rows are not hashed past it). */
+  shadowMaxRows: number;
+  /** On shutdown, how long running shadow checks may take to finish before they are dropped and counted. */
+  shadowShutdownGraceMs: number;
+  /** How often a process re-reads the rule quarantine from the state store (other replicas', `sqlgate rules`). */
+  quarantineRefreshMs: number;
   /** Threads that parse, check, rewrite, translate and price queries. */
   sqlWorkers: number;
   /** Time limit of a query's parse + read-only check (and of its translation + pricing), in ms: 422 past it. */
@@ -37,6 +49,16 @@ export type Config = Readonly<{
   maxConcurrentPerAccount: number;
   rateLimitPerMinute: number;
   databaseUrl: string | undefined;
+  /** Scale-out (README "Several replicas"): Redis for the shared rate limit; undefined = in process memory. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key the gateway writes (several gateways, or tests, can share one Redis). */
+  redisKeyPrefix: string;
+  /** When Redis cannot answer: `allow` (an in-memory limiter per process stands in) or `deny` (429). */
+  rateLimitOnStoreError: 'allow' | 'deny';
+  /** Server processes sharing the port (node:cluster); 1 = this process serves. */
+  workers: number;
+  /** This replica's name in /metrics and /readyz; undefined = host name and process id. */
+  replicaName: string | undefined;
   webhookAllowPrivateNetworks: boolean;
   webhookTimeoutMs: number;
   webhookRetryBaseMs: number;
@@ -94,6 +116,20 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ['SQLGATE_REWRITE_BUDGET_MS', '50', 'time budget of the rewrite per query (the original runs past it)'],
   ['SQLGATE_REWRITE_DISABLE', '', 'comma-separated rewrite rules to switch off'],
   [
+    'SQLGATE_SHADOW_SAMPLE',
+    '0',
+    'fraction (0..1) of rewritten queries whose original also runs after the response, to compare results (costs a second run)',
+  ],
+  ['SQLGATE_SHADOW_QUEUE', '100', 'shadow checks waiting at most (more are dropped and counted)'],
+  ['SQLGATE_SHADOW_CONCURRENCY', '1', 'shadow checks running at once'],
+  [
+    'SQLGATE_SHADOW_MAX_ROWS',
+    '20000',
+    'rows a shadow-checked result may have; past it the check is skipped (the tap costs microseconds per row)',
+  ],
+  ['SQLGATE_SHADOW_SHUTDOWN_GRACE_MS', '5000', 'on shutdown, time for running shadow checks to finish'],
+  ['SQLGATE_QUARANTINE_REFRESH_MS', '5000', 'how often the rule quarantine is re-read from the state store'],
+  [
     'SQLGATE_SQL_WORKERS',
     'CPUs, 1 to 8',
     'threads that parse, check, rewrite, translate and price queries, off the thread that serves requests',
@@ -120,6 +156,19 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
   ],
   ['SQLGATE_RATE_LIMIT_PER_MINUTE', '600', 'requests per minute per API key (429 past it)'],
   ['SQLGATE_DATABASE_URL', '', 'postgres://… state store (default: embedded PGlite under the data dir)'],
+  ['SQLGATE_REDIS_URL', '', 'redis://… shared rate limit for several replicas (default: in process memory)'],
+  ['SQLGATE_REDIS_KEY_PREFIX', 'sqlgate:', 'prefix of the Redis keys the gateway writes'],
+  [
+    'SQLGATE_RATE_LIMIT_ON_STORE_ERROR',
+    'allow',
+    'Redis unreachable: allow (an in-memory limit per process stands in) or deny (429)',
+  ],
+  [
+    'SQLGATE_WORKERS',
+    '1',
+    'server processes sharing the port (auto = one per core); needs SQLGATE_DATABASE_URL when above 1',
+  ],
+  ['SQLGATE_REPLICA_NAME', '', "this replica's name in /metrics and /readyz (default: host name:pid)"],
   ['SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'false', 'allow webhook URLs on loopback/private addresses'],
   [
     'SQLGATE_WEBHOOK_TIMEOUT_MS',
@@ -204,6 +253,12 @@ const num = (env: Env, name: string, dflt: number): number => {
   return n;
 };
 
+const fraction = (env: Env, name: string, dflt: number): number => {
+  const n = num(env, name, dflt);
+  if (n > 1) throw new ConfigError(name, `expected a fraction from 0 to 1, got ${n}`);
+  return n;
+};
+
 const oneOf = <T extends string>(env: Env, name: string, allowed: readonly T[], dflt: T): T => {
   const v = read(env, name);
   if (v === undefined) return dflt;
@@ -248,6 +303,20 @@ const warehouseSettings = (env: Env): Config['warehouses'] =>
     ),
   );
 
+/** SQLGATE_WORKERS: a count, or `auto` (one per core); more than one needs a shared (PostgreSQL) store. */
+const workers = (env: Env): number => {
+  const v = read(env, 'SQLGATE_WORKERS');
+  if (v !== undefined && v !== 'auto' && !/^\d+$/.test(v))
+    throw new ConfigError('SQLGATE_WORKERS', `expected a whole number or auto, got "${v}"`);
+  const n = v === 'auto' ? availableParallelism() : int(env, 'SQLGATE_WORKERS', 1, 1, 256);
+  if (n > 1 && read(env, 'SQLGATE_DATABASE_URL') === undefined)
+    throw new ConfigError(
+      'SQLGATE_WORKERS',
+      `${n} server processes need a shared state store: set SQLGATE_DATABASE_URL (postgres://…). The embedded store belongs to one process.`,
+    );
+  return n;
+};
+
 const secret = (env: Env, name: string): string | undefined => {
   const v = read(env, name);
   if (v !== undefined && v.length < 32) throw new ConfigError(name, 'expected at least 32 characters');
@@ -275,6 +344,12 @@ export const loadConfig = (env: Env): Config => {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
+    shadowSample: fraction(env, 'SQLGATE_SHADOW_SAMPLE', 0),
+    shadowQueue: int(env, 'SQLGATE_SHADOW_QUEUE', 100, 0, 100_000),
+    shadowConcurrency: int(env, 'SQLGATE_SHADOW_CONCURRENCY', 1, 1, 64),
+    shadowMaxRows: int(env, 'SQLGATE_SHADOW_MAX_ROWS', 20_000, 1, 1_000_000_000),
+    shadowShutdownGraceMs: int(env, 'SQLGATE_SHADOW_SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    quarantineRefreshMs: int(env, 'SQLGATE_QUARANTINE_REFRESH_MS', 5_000, 100, 3_600_000),
     rateLimitPerMinute: int(env, 'SQLGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     sqlWorkers: int(env, 'SQLGATE_SQL_WORKERS', Math.max(1, Math.min(8, availableParallelism())), 1, 64),
     parseTimeoutMs: int(env, 'SQLGATE_PARSE_TIMEOUT_MS', 5_000, 10, 600_000),
@@ -282,6 +357,16 @@ export const loadConfig = (env: Env): Config => {
     maxListItems: int(env, 'SQLGATE_MAX_LIST_ITEMS', 10_000, 2, 100_000_000),
     maxConcurrentPerAccount: int(env, 'SQLGATE_MAX_CONCURRENT_PER_ACCOUNT', 4, 1, 100_000),
     databaseUrl: url(env, 'SQLGATE_DATABASE_URL', ['postgres', 'postgresql']),
+    redisUrl: url(env, 'SQLGATE_REDIS_URL', ['redis', 'rediss']),
+    redisKeyPrefix: read(env, 'SQLGATE_REDIS_KEY_PREFIX') ?? 'sqlgate:',
+    rateLimitOnStoreError: oneOf(
+      env,
+      'SQLGATE_RATE_LIMIT_ON_STORE_ERROR',
+      ['allow', 'deny'] as const,
+      'allow',
+    ),
+    workers: workers(env),
+    replicaName: read(env, 'SQLGATE_REPLICA_NAME'),
     webhookAllowPrivateNetworks: bool(env, 'SQLGATE_WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
     webhookTimeoutMs: int(env, 'SQLGATE_WEBHOOK_TIMEOUT_MS', 15_000, 10, 600_000),
     webhookRetryBaseMs: int(env, 'SQLGATE_WEBHOOK_RETRY_BASE_MS', 5_000, 1, 3_600_000),

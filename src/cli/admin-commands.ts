@@ -1,5 +1,6 @@
 import type { AccountLinkService, IssueResult } from '../services/account-links.ts';
 import type { ApiKeyService } from '../services/api-keys.ts';
+import type { RuleAdmin } from '../services/rule-quarantine.ts';
 import { keyCommands } from './keys.ts';
 
 export type AdminCommand = (args: Record<string, unknown>) => Promise<unknown>;
@@ -30,7 +31,10 @@ export const adminCommands = (deps: {
   baseUrl: string;
   /** The email of an account, for `keys list`'s account column. */
   accountEmail?: (accountId: string) => Promise<string | undefined>;
+  /** `sqlgate rules`: the rule quarantine of shadow verification. */
+  rules?: RuleAdmin;
 }): Record<string, AdminCommand> => {
+  const { rules } = deps;
   const keys = keyCommands(deps.keys);
   return {
     ...keys,
@@ -50,6 +54,16 @@ export const adminCommands = (deps: {
     'accounts.invite': async (args) => linkOutput(await deps.links.invite(String(args.email), deps.baseUrl)),
     'accounts.reset-password': async (args) =>
       linkOutput(await deps.links.resetLink(String(args.email), deps.baseUrl)),
+    ...(rules
+      ? {
+          'rules.list': () => rules.list(),
+          'rules.enable': (args) =>
+            rules.enable({
+              ...(typeof args.rule === 'string' ? { rule: args.rule } : {}),
+              ...(typeof args.shape === 'string' ? { shape: args.shape } : {}),
+            }),
+        }
+      : {}),
   };
 };
 

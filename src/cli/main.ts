@@ -2,6 +2,9 @@ import { ConfigError, SETTINGS, loadConfigFromProcess, unknownSettingsInProcess 
 import type { Config } from '../config.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
 import { createApiKeyService } from '../services/api-keys.ts';
+import { RULES } from '../core/rewrite/rules/index.ts';
+import { createRuleAdmin } from '../services/rule-quarantine.ts';
+import type { RuleAdmin } from '../services/rule-quarantine.ts';
 import { openStore } from '../runtime.ts';
 import { findAccountById } from '../store/accounts.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
@@ -26,6 +29,10 @@ Usage:
                                                   print the rewritten SQL (stdin when no file)
   sqlgate verify ORIGINAL.json REWRITTEN.json [--key a,b] [--json]
                                                   compare two result sets; exit 0 equal, 1 not, 2 bad input
+  sqlgate rules list [--json]                     list the rewrite rules and those quarantined by shadow
+                                                  verification, per query shape
+  sqlgate rules enable <rule> [--shape <digest>]  lift a rule's quarantine (every shape, or one)
+  sqlgate rules enable --shape <digest>           lift every rule's quarantine for one query shape
 `;
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
@@ -64,7 +71,13 @@ const withConfig = (): Config | undefined => {
 };
 
 type AdminCommandName =
-  'keys.create' | 'keys.list' | 'keys.revoke' | 'accounts.invite' | 'accounts.reset-password';
+  | 'keys.create'
+  | 'keys.list'
+  | 'keys.revoke'
+  | 'accounts.invite'
+  | 'accounts.reset-password'
+  | 'rules.list'
+  | 'rules.enable';
 
 /** Runs a store command in the running server if there is one, else directly on the store. */
 const runAdminCommand = async (config: Config, command: AdminCommandName, args: Record<string, unknown>) => {
@@ -78,6 +91,10 @@ const runAdminCommand = async (config: Config, command: AdminCommandName, args: 
       links: createAccountLinkService(db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
       accountEmail: async (id: string) => (await findAccountById(db, id))?.email,
       baseUrl: linkBaseUrl(config.publicUrl, config.host, config.port),
+      rules: createRuleAdmin(
+        db,
+        RULES.map((r) => r.name),
+      ),
     });
     const fn = commands[command];
     if (!fn) throw new Error(`unknown command ${command}`);
@@ -219,6 +236,64 @@ const accounts = async (args: string[]): Promise<number> => {
   return 0;
 };
 
+const rules = async (args: string[]): Promise<number> => {
+  const config = withConfig();
+  if (!config) return 2;
+  const sub = args[0];
+  if (sub === 'list') {
+    const r = (await runAdminCommand(config, 'rules.list', {})) as Awaited<ReturnType<RuleAdmin['list']>>;
+    if (args.includes('--json')) {
+      out(JSON.stringify(r));
+      return 0;
+    }
+    for (const name of r.rules) {
+      const shapes = r.quarantined.filter((q) => q.rule === name).length;
+      out(
+        `${name}\t${shapes > 0 ? `quarantined for ${shapes} query shape${shapes > 1 ? 's' : ''}` : 'active'}`,
+      );
+    }
+    for (const q of r.quarantined) {
+      out('');
+      out(`quarantined: ${q.rule} for shape ${q.shape} (${q.warehouse}) since ${q.since}`);
+      out(`  original:  ${oneLine(q.original_sql)}`);
+      out(`  rewritten: ${oneLine(q.rewritten_sql)}`);
+      out(`  re-enable: sqlgate rules enable ${q.rule} --shape ${q.shape}`);
+    }
+    return 0;
+  }
+  if (sub === 'enable') {
+    const shape = flag(args, '--shape');
+    const rule = args[1] !== undefined && !args[1].startsWith('--') ? args[1] : undefined;
+    if (rule === undefined && shape === undefined) {
+      errOut('sqlgate rules enable: name a rule, a --shape <digest>, or both');
+      return 2;
+    }
+    if (shape !== undefined && !/^[0-9a-f]{32}$/.test(shape)) {
+      errOut('sqlgate rules enable: --shape takes the 32-hex digest `sqlgate rules list` prints');
+      return 2;
+    }
+    const n = (await runAdminCommand(config, 'rules.enable', { rule, shape })) as number;
+    if (n === 0) {
+      errOut(
+        `sqlgate rules enable: nothing quarantined matches ${[rule, shape && `shape ${shape}`].filter(Boolean).join(' for ')}`,
+      );
+      return 1;
+    }
+    out(
+      `re-enabled ${n} quarantined rule${n > 1 ? 's' : ''} (every replica within SQLGATE_QUARANTINE_REFRESH_MS)`,
+    );
+    return 0;
+  }
+  errOut(USAGE);
+  return 2;
+};
+
+/** A SQL text on one line, cut at 200 characters. */
+const oneLine = (sql: string): string => {
+  const s = sql.replace(/\s+/g, ' ').trim();
+  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+};
+
 export const main = async (argv: string[]): Promise<number> => {
   const [command, ...rest] = argv;
   switch (command) {
@@ -237,6 +312,8 @@ export const main = async (argv: string[]): Promise<number> => {
       return keys(rest);
     case 'accounts':
       return accounts(rest);
+    case 'rules':
+      return rules(rest);
     case 'verify':
       return verifyCommand(rest, { stdout: out, stderr: errOut });
     case 'rewrite':

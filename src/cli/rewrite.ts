@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Catalog } from '../core/catalog.ts';
 import { readCatalogFile } from '../core/catalog-file.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
+import { MEASURED_REGRESSIONS } from '../core/rewrite/measured-gate.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import { parseSql } from '../core/sql/parse.ts';
 import { WAREHOUSE_NAMES, WAREHOUSES } from '../warehouses/index.ts';
@@ -119,6 +120,7 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
       disabled: new Set(),
       budgetMs: 1000,
       now: () => performance.now(),
+      measured: MEASURED_REGRESSIONS,
       ...(catalog ? { catalog } : {}),
     });
     if (values.json === true) {

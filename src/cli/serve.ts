@@ -3,8 +3,11 @@ import { buildApp } from '../http/app.ts';
 import { closeServices, createServices } from '../runtime.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
 import { findAccountById } from '../store/accounts.ts';
+import { RULES } from '../core/rewrite/rules/index.ts';
+import { createRuleAdmin } from '../services/rule-quarantine.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
+import { isClusterWorker, isFirstWorker, serveClustered } from './cluster.ts';
 import { prettyLogStream } from './log-pretty.ts';
 
 /** Said instead of a stack when the port is taken: what to do about it. */
@@ -14,7 +17,10 @@ export const portInUseMessage = (host: string, port: number): string =>
 
 /** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
 export const serve = async (config: Config): Promise<number> => {
-  const say = (s: string) => process.stdout.write(`${s}\n`);
+  // SQLGATE_WORKERS > 1: this process supervises that many server processes (cluster.ts), each running this.
+  if (config.workers > 1 && !isClusterWorker()) return serveClustered(config);
+  const quiet = !isFirstWorker();
+  const say = (s: string) => (quiet ? undefined : process.stdout.write(`${s}\n`));
   const started = Date.now();
   const services = await createServices(config, { progress: say });
   const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY);
@@ -35,6 +41,11 @@ export const serve = async (config: Config): Promise<number> => {
   const commands = adminCommands({
     keys: services.keys,
     links: createAccountLinkService(services.db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
+    rules: createRuleAdmin(
+      services.db,
+      RULES.map((r) => r.name),
+      () => services.quarantine?.refresh() ?? Promise.resolve(),
+    ),
     // Links point where people reach this server: SQLGATE_PUBLIC_URL, else the address it listens on.
     accountEmail: async (id: string) => (await findAccountById(services.db, id))?.email,
     baseUrl: linkBaseUrl(
@@ -77,6 +88,10 @@ export const serve = async (config: Config): Promise<number> => {
     await app.close();
     app.log.info('http server closed');
     admin?.close();
+    // Shadow checks: finished within SQLGATE_SHADOW_SHUTDOWN_GRACE_MS, or dropped and counted; never a crash.
+    const shadow = await services.shadow?.close().catch(() => undefined);
+    if (shadow && shadow.finished + shadow.dropped > 0)
+      app.log.info({ shadow_checks: shadow }, 'shutdown: shadow checks finished or dropped');
     await closeServices(services);
     app.log.info('shutdown complete');
     process.exit(0);

@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   'headers-too-large',
   'query-too-complex',
   'too-many-concurrent-queries',
+  'cost-limit-exceeded',
+  'budget-exhausted',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

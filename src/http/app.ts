@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { GatewayError, isGatewayError, RETRY_AFTER } from '../core/errors.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import { createAuth } from './plugins/auth.ts';
+import { createMemoryRateLimiter } from '../services/rate-limiter.ts';
 import { problemOf } from './problem.ts';
 import { ProblemSchema } from './schemas/common.ts';
 import { openApiDocument } from './openapi.ts';
@@ -229,15 +230,31 @@ export const buildApp = async (
       () => false,
     );
     for (const w of services.warehouses.all()) checks[w.name] = await w.adapter.ping().catch(() => false);
-    const ready = Object.values(checks).every(Boolean);
-    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not-ready', checks });
+    let ready = Object.values(checks).every(Boolean);
+    // Shared dependencies of a replica (Redis, the key-change feed): each reported by name.
+    const replica = services.replica;
+    for (const [name, { check, required }] of Object.entries(replica?.checks ?? {})) {
+      checks[name] = await check().catch(() => false);
+      if (required && !checks[name]) ready = false;
+    }
+    return reply
+      .status(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not-ready', checks, ...(replica ? { replica: replica.name } : {}) });
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
-    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
-  );
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    const all = services.replica?.clusterMetrics;
+    if (all) {
+      const m = await all().catch(() => undefined);
+      if (m) return reply.type(m.contentType).send(m.text);
+    }
+    return reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  const auth = createAuth(services.keys, config.rateLimitPerMinute);
+  const auth = createAuth(
+    services.keys,
+    services.rateLimiter ?? createMemoryRateLimiter(config.rateLimitPerMinute, 60_000),
+  );
   await app.register(async (api) => {
     // The API speaks JSON only: a text body is 415, not a string that fails validation.
     api.removeContentTypeParser('text/plain');

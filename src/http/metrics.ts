@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type Metrics = {
   readonly registry: Registry;
@@ -6,13 +6,21 @@ export type Metrics = {
   readonly queries: Counter<'warehouse' | 'status' | 'fallback'>;
   readonly savingsUsd: Counter<'warehouse'>;
   readonly rulesApplied: Counter<'rule'>;
+  /** Shadow verification: checks by outcome (match, mismatch, inconclusive, error, dropped). */
+  readonly shadowChecks: Counter<'outcome'>;
+  readonly shadowQueued: Gauge;
+  /** Where `shadowQueued` reads its value when scraped (the shadow verifier's pending count). */
+  shadowPending: () => number;
+  /** Rules quarantined for a query shape after a mismatch. */
+  readonly quarantines: Counter<'rule'>;
 };
 
 /** One registry per app, so that tests building several apps do not collide. */
 export const createMetrics = (withDefaults = true): Metrics => {
   const registry = new Registry();
   if (withDefaults) collectDefaultMetrics({ register: registry, prefix: 'sqlgate_' });
-  return {
+  const metrics: Metrics = {
+    shadowPending: () => 0,
     registry,
     httpDuration: new Histogram({
       name: 'sqlgate_http_request_duration_seconds',
@@ -39,5 +47,26 @@ export const createMetrics = (withDefaults = true): Metrics => {
       labelNames: ['rule'],
       registers: [registry],
     }),
+    shadowChecks: new Counter({
+      name: 'sqlgate_shadow_checks_total',
+      help: 'Shadow verification checks (the original query run again and compared), by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    shadowQueued: new Gauge({
+      name: 'sqlgate_shadow_checks_pending',
+      help: 'Shadow verification checks waiting for their response to go, queued or running',
+      registers: [registry],
+      collect() {
+        this.set(metrics.shadowPending());
+      },
+    }),
+    quarantines: new Counter({
+      name: 'sqlgate_rule_quarantines_total',
+      help: 'Rewrite rules quarantined for a query shape after a shadow verification mismatch',
+      labelNames: ['rule'],
+      registers: [registry],
+    }),
   };
+  return metrics;
 };

@@ -1,3 +1,4 @@
+import { budgetWebhook } from './openapi-budget.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import { PROBLEM_BASE } from './problem.ts';
@@ -36,6 +37,7 @@ export const openApiDocument = (publicUrl?: string): Partial<OpenAPIV3_1.Documen
     { name: 'verify', description: 'Compare result sets' },
     { name: 'warehouses', description: 'Configured warehouses' },
     { name: 'webhooks', description: 'Webhook endpoints and deliveries (event: /query/completed)' },
+    { name: 'guardrails', description: 'Cost limits, budgets and usage' },
   ],
   webhooks: {
     '/query/completed': {
@@ -94,5 +96,6 @@ export const openApiDocument = (publicUrl?: string): Partial<OpenAPIV3_1.Documen
         },
       },
     },
+    ...budgetWebhook,
   },
 });

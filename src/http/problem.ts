@@ -1,3 +1,4 @@
+import { isGatewayError } from '../core/errors.ts';
 import type { ErrorCode } from '../core/errors.ts';
 
 /** The one code → HTTP status table (RFC 9457 problems). Codes are never reused. */
@@ -29,6 +30,8 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   'headers-too-large': 431,
   'query-too-complex': 422,
   'too-many-concurrent-queries': 429,
+  'cost-limit-exceeded': 422,
+  'budget-exhausted': 429,
 };
 
 export const TITLES: Readonly<Record<ErrorCode, string>> = {
@@ -59,6 +62,8 @@ export const TITLES: Readonly<Record<ErrorCode, string>> = {
   'headers-too-large': 'Request header fields too large',
   'query-too-complex': 'Query too complex',
   'too-many-concurrent-queries': 'Too many concurrent queries',
+  'cost-limit-exceeded': 'Cost limit exceeded',
+  'budget-exhausted': 'Budget exhausted',
 };
 
 export const PROBLEM_BASE = 'https://sqlgate.dev/problems/';
@@ -88,3 +93,9 @@ export const problemOf = (
   instance: traceId,
   code,
 });
+
+/** The problem for anything thrown: a GatewayError as itself, anything else as `internal` (no message leaks). */
+export const problemFor = (e: unknown, traceId: string): Problem =>
+  isGatewayError(e)
+    ? problemOf(e.code, e.detail, traceId, e.context)
+    : problemOf('internal', 'An unexpected error occurred; the trace id identifies it in the logs.', traceId);

@@ -11,6 +11,7 @@ import {
 } from '../store/api-keys.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { Db } from '../store/db.ts';
+import type { KeyChangeFeed } from '../store/key-changes.ts';
 
 /** Who a request acts for, once its key is accepted. */
 export type Principal = { readonly accountId: string; readonly keyId: string };
@@ -41,30 +42,56 @@ const USE_WRITE_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 /**
- * Live keys already accepted, by hash, for one embedded store. That store belongs to one process and every
- * revocation goes through `ApiKeyService.revoke` (the CLI reaches a running server through its admin socket),
- * so the process knows of every change: a key is answered from memory after its first use, and POST /query
- * needs one round trip to the store instead of two (on the embedded store that trip waits behind webhook
- * deliveries' statements). A revocation removes the key before it is written, and a lookup that overlapped a
- * revocation is not remembered (`generation`), so a revoked key fails at once, as before. Expiry is checked
- * on every use. Keyed by the store's `background()` view, which every wrapper of one store shares, so all
- * services on one store share it. Never used on a PostgreSQL store: other processes may revoke there.
+ * Live keys already accepted, by hash. A key is answered from memory after its first use, so that
+ * authenticating costs no round trip to the store; correctness rests on the process hearing of every
+ * revocation before it answers from memory again:
+ * - Embedded store: it belongs to one process and every revocation goes through `ApiKeyService.revoke` (the
+ *   CLI reaches a running server through its admin socket), which removes the key before it is written.
+ * - PostgreSQL store (several replicas): only while a key-change feed listens (store/key-changes.ts). A
+ *   revocation by any process is announced on commit and removes the key here within milliseconds; while
+ *   the feed is down nothing is answered from memory, and whatever was remembered is forgotten when it drops
+ *   and again when it returns. Entries also age out after `SERVER_ENTRY_MS` as a backstop.
+ * A lookup that overlapped a revocation is not remembered (`generation`), so a revoked key fails at once.
+ * Expiry is checked on every use. Keyed by the store's `background()` view, which every wrapper of one store
+ * shares, so all services on one store share it.
  */
 type KeyCache = {
-  live: Map<string, { record: ApiKeyRecord; useWrittenAt: number }>;
+  live: Map<string, { record: ApiKeyRecord; useWrittenAt: number; cachedAt: number }>;
   generation: number;
+  /** Undefined: the embedded store (always usable). Else usable only while the feed is live. */
+  feed: KeyChangeFeed | undefined;
 };
+const SERVER_ENTRY_MS = 30_000;
 const caches = new WeakMap<Db, KeyCache>();
-const cacheFor = (db: Db): KeyCache | undefined => {
-  if (db.kind !== 'embedded') return undefined;
+const forget = (c: KeyCache, keyId: string | undefined): void => {
+  c.generation++;
+  if (keyId === undefined) c.live.clear();
+  else for (const [hash, k] of c.live) if (k.record.id === keyId) c.live.delete(hash);
+};
+const cacheFor = (db: Db, feed: KeyChangeFeed | undefined): KeyCache | undefined => {
+  if (db.kind !== 'embedded' && feed === undefined) return undefined;
   const root = db.background();
   let c = caches.get(root);
-  if (c === undefined) caches.set(root, (c = { live: new Map(), generation: 0 }));
+  if (c === undefined) {
+    const created: KeyCache = {
+      live: new Map(),
+      generation: 0,
+      feed: db.kind === 'embedded' ? undefined : feed,
+    };
+    feed?.subscribe((keyId) => forget(created, keyId));
+    caches.set(root, (c = created));
+  }
   return c;
 };
+const usable = (c: KeyCache | undefined): c is KeyCache =>
+  c !== undefined && (c.feed === undefined || c.feed.live);
 
-export const createApiKeyService = (db: Db, now: () => Date = () => new Date()): ApiKeyService => {
-  const cache = cacheFor(db);
+export const createApiKeyService = (
+  db: Db,
+  now: () => Date = () => new Date(),
+  changes?: KeyChangeFeed,
+): ApiKeyService => {
+  const cache = cacheFor(db, changes);
   const createForAccount = async (accountId: string, name: string, expiresAt: Date | null) => {
     const key = formatApiKey(randomBytes(24));
     const record = await insertApiKey(db, {
@@ -88,11 +115,8 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()):
     },
     list: (accountId) => listApiKeys(db, accountId),
     revoke: (id, accountId) => {
-      if (cache) {
-        // Before the write: from here on no lookup is remembered, and this key is not answered from memory.
-        cache.generation++;
-        for (const [hash, k] of cache.live) if (k.record.id === id) cache.live.delete(hash);
-      }
+      // Before the write: from here on no lookup is remembered, and this key is not answered from memory.
+      if (cache) forget(cache, id);
       return revokeApiKey(db, id, accountId);
     },
     authenticate: async (token) => {
@@ -102,7 +126,11 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()):
       const hash = hashApiKey(token);
       const expired = (r: ApiKeyRecord): boolean =>
         r.expiresAt !== null && r.expiresAt.getTime() <= at.getTime();
-      const known = cache?.live.get(hash);
+      let known = usable(cache) ? cache.live.get(hash) : undefined;
+      if (cache && known && cache.feed && at.getTime() - known.cachedAt >= SERVER_ENTRY_MS) {
+        cache.live.delete(hash);
+        known = undefined;
+      }
       if (cache && known) {
         if (expired(known.record)) {
           cache.live.delete(hash);
@@ -115,17 +143,17 @@ export const createApiKeyService = (db: Db, now: () => Date = () => new Date()):
         }
         return { accountId: known.record.accountId, keyId: known.record.id };
       }
-      const generation = cache?.generation;
+      const generation = usable(cache) ? cache.generation : undefined;
       // One round trip: the lookup also records the use (of a live key, at most once a minute).
       const record = await findApiKeyForUse(db, hash, at);
       if (!record) throw invalid('The API key is not valid.');
       if (record.revokedAt !== null) throw invalid('The API key has been revoked.');
       if (expired(record)) throw invalid('The API key has expired.');
-      if (cache && cache.generation === generation) {
+      if (usable(cache) && cache.generation === generation) {
         if (cache.live.size >= CACHE_MAX) cache.live.clear();
         const last = record.lastUsedAt?.getTime();
         const useWrittenAt = last !== undefined && at.getTime() - last < USE_WRITE_MS ? last : at.getTime();
-        cache.live.set(hash, { record, useWrittenAt });
+        cache.live.set(hash, { record, useWrittenAt, cachedAt: at.getTime() });
       }
       return { accountId: record.accountId, keyId: record.id };
     },

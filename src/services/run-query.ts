@@ -12,8 +12,10 @@ import { planQuery } from './plan-query.ts';
 import type { QueryPlan } from './plan-query.ts';
 import type { RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
+import type { Admission, Guardrails } from './guardrails.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
-import type { RunReport } from '../warehouses/adapter.ts';
+import type { RowSink, RunReport } from '../warehouses/adapter.ts';
+import type { ShadowTicket, ShadowVerifier } from './shadow-verifier.ts';
 
 export type QueryResult = {
   trace_id: string;
@@ -42,6 +44,12 @@ export type QueryOutbox = {
   queued(): void;
 };
 
+/** What is known of a query once it is planned and admitted, before it runs (the first NDJSON line). */
+export type QueryHead = Pick<
+  QueryResult,
+  'trace_id' | 'rewritten_query' | 'warehouse' | 'rules_applied' | 'fallback' | 'cost'
+>;
+
 export type QueryService = {
   run(input: {
     principal: Principal;
@@ -51,6 +59,19 @@ export type QueryService = {
     signal?: AbortSignal;
     /** At most this many bytes billed (BigQuery's maximumBytesBilled); past it 422 `bytes-limit-exceeded`. */
     maxBytesBilled?: number;
+    /**
+     * Where the rows go, made once the query is planned and admitted (nothing was refused): a warehouse that
+     * cannot return rows refuses the request first (400). Absent: rows are only counted.
+     */
+    rows?: (head: QueryHead) => RowSink;
+    /**
+     * For shadow verification: settles once the response has been sent (a sampled check starts only then), and
+     * the request's logger at level warn. Without it the query is never checked.
+     */
+    shadow?: {
+      afterResponse: Promise<unknown>;
+      warn: (details: Record<string, unknown>, message: string) => void;
+    };
   }): Promise<QueryResult>;
   cost(input: {
     sql: string;
@@ -82,6 +103,10 @@ export const createQueryService = (deps: {
   sqlPool: SqlWorkerPool;
   /** Queries in progress per account (429 past the limit). */
   concurrency: AccountConcurrency;
+  /** Per-query limits and budgets (guardrails.ts), checked between the plan and the run. */
+  guard?: Guardrails;
+  /** Shadow verification of sampled rewritten queries (SQLGATE_SHADOW_SAMPLE). */
+  shadow?: ShadowVerifier;
 }): QueryService => {
   const resolve = (name: string | undefined): Warehouse => {
     const n = name ?? deps.defaultWarehouse;
@@ -131,9 +156,15 @@ export const createQueryService = (deps: {
         release?.();
       }
     },
-    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled }) => {
+    run: async ({ principal, sql, warehouse, traceId, signal, maxBytesBilled, rows, shadow }) => {
       const started = performance.now();
       const w = resolve(warehouse);
+      if (rows && w.adapter.capabilities.rows !== true)
+        throw new GatewayError(
+          'invalid-request',
+          `Rows cannot be returned from ${w.name} (${w.adapter.id}); ask for the row count only (no return_rows, no Accept: application/x-ndjson).`,
+          { warehouse: w.name },
+        );
       const base = {
         accountId: principal.accountId,
         keyId: principal.keyId,
@@ -142,6 +173,8 @@ export const createQueryService = (deps: {
         originalSql: sql,
       };
       let plan: QueryPlan | undefined;
+      let admission: Admission | undefined;
+      let ticket: ShadowTicket | undefined;
       // Before anything else (the SQL workers too): one account cannot take every thread and connection.
       const release = deps.concurrency.acquire(principal.accountId);
       try {
@@ -150,21 +183,50 @@ export const createQueryService = (deps: {
           ...(signal ? { signal } : {}),
         });
         checkBytesLimit(w, plan, maxBytesBilled);
+        admission = await deps.guard?.admit(principal, plan.estimate);
+        const byteCap = guardedBytes(w, maxBytesBilled, admission);
         const { sql: rewrittenSql, fallback, rulesApplied: rules, report: cost } = plan;
+        const sink = rows?.({
+          trace_id: traceId,
+          rewritten_query: rewrittenSql,
+          warehouse: w.name,
+          rules_applied: [...rules],
+          fallback,
+          cost,
+        });
+        const attribution = { traceId, accountId: principal.accountId, keyId: principal.keyId };
+        // Sampled before it runs, so that the rows the user gets are fingerprinted as they stream by.
+        const checkable =
+          shadow !== undefined &&
+          rules.length > 0 &&
+          !fallback &&
+          rewrittenSql !== sql &&
+          plan.prepared.shapeDigest !== undefined &&
+          w.adapter.capabilities.rowTap === true &&
+          // Rows returned to the client stream through their own sink: such a query is not sampled.
+          rows === undefined;
+        ticket = checkable ? deps.shadow?.sample() : undefined;
         const outcome = await w.adapter
           .execute(rewrittenSql, {
             timeoutMs: deps.statementTimeoutMs,
-            attribution: { traceId, accountId: principal.accountId, keyId: principal.keyId },
+            attribution,
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
-            ...(maxBytesBilled !== undefined ? { maxBytesBilled } : {}),
+            ...(byteCap !== undefined ? { maxBytesBilled: byteCap } : {}),
+            ...(sink ? { rows: sink } : {}),
+            ...(ticket ? { tap: ticket.tap } : {}),
             ...(signal ? { signal } : {}),
           })
           .catch((e: unknown) => {
             // The warehouse refused past its byte limit: say what the estimate was.
             if (isGatewayError(e) && e.code === 'bytes-limit-exceeded' && plan)
-              throw bytesLimitExceeded(maxBytesBilled, plan, 'warehouse', e);
+              throw bytesLimitExceeded(byteCap, plan, 'warehouse', e);
             throw e;
           });
+        await admission?.settle({
+          ran: true,
+          ...(outcome.run ? { run: outcome.run } : {}),
+          savingsUsd: cost.savings,
+        });
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -176,7 +238,7 @@ export const createQueryService = (deps: {
           cost,
           ...runFields(outcome.run),
         };
-        await log(
+        const queryLogId = await log(
           {
             ...base,
             rewrittenSql,
@@ -195,8 +257,25 @@ export const createQueryService = (deps: {
           },
           result,
         );
+        if (ticket && shadow && plan.prepared.shapeDigest !== undefined) {
+          ticket.submit({
+            queryLogId,
+            attribution,
+            warehouse: w,
+            originalSql: sql,
+            rewrittenSql,
+            ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
+            rules,
+            shapeDigest: plan.prepared.shapeDigest,
+            afterResponse: shadow.afterResponse,
+            warn: shadow.warn,
+          });
+          ticket = undefined;
+        }
         return result;
       } catch (e) {
+        await admission?.settle({ ran: false, savingsUsd: 0 }).catch(() => undefined);
+        ticket?.cancel();
         await log({
           ...base,
           rewrittenSql: plan?.sql ?? null,
@@ -221,6 +300,20 @@ export const createQueryService = (deps: {
       }
     },
   };
+};
+
+/**
+ * The byte cap sent to a warehouse that enforces one (BigQuery maximumBytesBilled): the request's and the
+ * guardrails' `max_bytes_per_query`, whichever is stricter.
+ */
+const guardedBytes = (
+  w: Warehouse,
+  requested: number | undefined,
+  admission: Admission | undefined,
+): number | undefined => {
+  const guard = w.adapter.capabilities.bytesLimit === true ? admission?.maxBytesBilled : undefined;
+  if (guard === undefined) return requested;
+  return requested === undefined ? guard : Math.min(requested, guard);
 };
 
 /** The run's report as response fields (extensions): job or query id, bytes processed and billed, cache hit. */

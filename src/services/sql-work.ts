@@ -4,7 +4,9 @@ import { costModelOf } from '../core/cost/models/index.ts';
 import type { CostModelSpec } from '../core/cost/models/index.ts';
 import type { ErrorCode, GatewayError, Result } from '../core/errors.ts';
 import { rewriteStatement } from '../core/rewrite/engine.ts';
+import { MEASURED_REGRESSIONS } from '../core/rewrite/measured-gate.ts';
 import type { RewriteOutcome } from '../core/rewrite/engine.ts';
+import type { RewriteRule } from '../core/rewrite/rule.ts';
 import type { SqlDialect } from '../core/sql/dialect.ts';
 import { parseSql, tokenizeSql } from '../core/sql/parse.ts';
 import { localSql } from '../core/sql/local-query.ts';
@@ -13,6 +15,7 @@ import { measureQuery } from '../core/sql/query-size.ts';
 import { checkReadOnly, checkReadOnlyTokens, checkText } from '../core/sql/read-only.ts';
 import { namedTables } from '../core/sql/references.ts';
 import type { NamedTable } from '../core/sql/references.ts';
+import { shapeDigest } from '../core/sql/shape-digest.ts';
 import type { Statement } from '../core/sql/tree.ts';
 
 /**
@@ -32,7 +35,17 @@ export type SqlTask = {
   readonly warehouse: string;
   readonly costSpec: CostModelSpec;
   /** Rewrite settings, or undefined: check (and translate) only, the original runs (`fallback: true`). */
-  readonly rewrite: { readonly disabled: readonly string[]; readonly budgetMs: number } | undefined;
+  readonly rewrite:
+    | {
+        readonly disabled: readonly string[];
+        readonly budgetMs: number;
+        /**
+         * Rules quarantined by shadow verification, by query shape (`shapeDigest`): off for a query of that
+         * shape, on for every other. Only the (few) quarantined shapes travel, never the whole store.
+         */
+        readonly quarantine?: Readonly<Record<string, readonly string[]>>;
+      }
+    | undefined;
   /**
    * The dialect an adapter that translates runs (its `translates`: DuckDB, local mode), or undefined: no
    * translation. The translation is local mode's (`localSql`), with the catalog's column types.
@@ -54,6 +67,8 @@ export type SqlPrepared = {
   readonly costs?: { readonly original: CostEstimate; readonly result: CostEstimate };
   /** With `translateTo`: `rewrittenSql` in that dialect. */
   readonly translated?: string;
+  /** The query's normalised shape (literals abstracted, core/sql/shape-digest.ts): what a quarantine names. */
+  readonly shapeDigest?: string;
 };
 
 export type SqlFailure = { code: ErrorCode; detail: string; context: Record<string, unknown> };
@@ -88,10 +103,15 @@ const notAllowed = (v: { reason: string; name?: string }): SqlOutcome =>
 
 const refused = (e: GatewayError): SqlOutcome => fail(e.code, e.detail, { ...e.context });
 
+/**
+ * `rules` replaces the registered rules (test/support/broken-rule-worker.ts puts a deliberately wrong one
+ * beside them to test shadow verification); the worker the pool starts from configuration never passes it.
+ */
 export const runSqlTask = (
   task: SqlTask,
   phase: (p: SqlPhase) => void,
   catalogFor: (tables: readonly NamedTable[] | undefined) => Catalog,
+  rules?: readonly RewriteRule[],
 ): SqlOutcome => {
   const { sql, dialect, caps } = task;
   if (sql.trim() === '') return fail('invalid-sql', 'The query is empty.');
@@ -99,6 +119,7 @@ export const runSqlTask = (
   if (!text.ok) return fail(text.code, text.reason, text.context);
   const tokens = tokenizeSql(sql, dialect);
   if (!tokens) return fail('invalid-sql', 'The query could not be read.');
+  const shape = shapeDigest(tokens, dialect);
   const size = measureQuery(tokens);
   if (size.tokens > caps.maxTokens) {
     return fail(
@@ -140,6 +161,7 @@ export const runSqlTask = (
         fallback: true,
         reason: 'the query is too deeply nested to analyse',
         parsed: false,
+        shapeDigest: shape,
         ...(out ? { translated: out.value } : {}),
       },
     };
@@ -156,10 +178,12 @@ export const runSqlTask = (
     ? rewriteStatement(original, sql, {
         dialect,
         catalog,
-        disabled: new Set(task.rewrite.disabled),
+        disabled: new Set([...task.rewrite.disabled, ...(task.rewrite.quarantine?.[shape] ?? [])]),
+        ...(rules ? { rules } : {}),
         budgetMs: task.rewrite.budgetMs,
         now: () => performance.now(),
         cost: estimate,
+        measured: MEASURED_REGRESSIONS,
       })
     : { statement: original, sql, rulesApplied: [], fallback: true, reason: 'rewrite skipped' };
   phase('rewritten');
@@ -187,6 +211,7 @@ export const runSqlTask = (
       fallback: rewrite.fallback,
       ...(rewrite.reason !== undefined ? { reason: rewrite.reason } : {}),
       parsed: true,
+      shapeDigest: shape,
       costs: { original: originalCost, result: resultCost },
       ...(translated !== undefined ? { translated } : {}),
     },

@@ -1,3 +1,4 @@
+import { KEY_CHANGES_CHANNEL } from './key-changes.ts';
 import type { Queryable } from './db.ts';
 
 export type ApiKeyRecord = {
@@ -62,8 +63,12 @@ export const listApiKeys = async (db: Queryable, accountId?: string): Promise<Ap
 
 /** Revokes a key (of that account, when given); false when there is no such live key. */
 export const revokeApiKey = async (db: Queryable, id: string, accountId?: string): Promise<boolean> => {
+  // Announced in the same statement (delivered on commit) to every process listening (key-changes.ts).
   const { rows } = await db.query<{ id: string }>(
-    `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR account_id = $2) RETURNING id`,
+    `WITH r AS (
+       UPDATE api_keys SET revoked_at = now()
+       WHERE id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR account_id = $2) RETURNING id)
+     SELECT id, pg_notify('${KEY_CHANGES_CHANNEL}', id) FROM r`,
     [id, accountId ?? null],
   );
   return rows.length > 0;

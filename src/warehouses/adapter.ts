@@ -18,6 +18,35 @@ export type Capabilities = {
   readonly streamingRowCount: boolean;
   /** `ExecuteOptions.maxBytesBilled` is enforced by the warehouse itself (the job refuses to run past it). */
   readonly bytesLimit?: boolean;
+  /** `ExecuteOptions.rows` receives the result's rows (exact JSON values, result-values.ts), with back-pressure. */
+  readonly rows?: boolean;
+  /** `ExecuteOptions.tap` is told every row's values as they stream by (shadow verification). */
+  readonly rowTap?: boolean;
+};
+
+/** A result column: its name and the warehouse's own name for its type (`int8`, `DECIMAL(18,3)`, `TIMESTAMP`). */
+export type ResultColumn = { readonly name: string; readonly type: string };
+/**
+ * A value as the API returns it, exactly: integers and decimals as JSON numbers only when the number's text is
+ * the exact value and within ±2^53, else as strings; dates and timestamps ISO 8601; bytes base64.
+ */
+export type JsonCell = string | number | boolean | null;
+/** Receives a result as it arrives (capability `rows`). */
+export type RowSink = {
+  /** Once, before the first row (also for an empty result). */
+  columns(columns: readonly ResultColumn[]): void | Promise<void>;
+  /** One row; a returned promise pauses reading from the warehouse until it settles (back-pressure). */
+  row(values: readonly JsonCell[]): void | Promise<void>;
+};
+
+/**
+ * Told a result's rows while they stream by, never kept by the adapter. Values are in the JSON model POST
+ * /verify compares: null, booleans, strings, JS numbers, exact numbers (integers past 2^53, decimals) as
+ * `JSON.rawJSON` text, arrays and objects; dates, times and anything else as the warehouse's text.
+ */
+export type RowTap = {
+  readonly columns: (names: readonly string[]) => void;
+  readonly row: (values: readonly unknown[]) => void;
 };
 
 /** Who a statement runs for, so that the warehouse's own billing and logs attribute it (labels, query tags). */
@@ -45,6 +74,10 @@ export type ExecuteOptions = {
   readonly attribution?: Attribution;
   /** Bytes the statement may bill at most (capability `bytesLimit`); absent: the adapter's configured default. */
   readonly maxBytesBilled?: number;
+  /** Where the rows go (capability `rows`); absent: they are only counted. */
+  readonly rows?: RowSink;
+  /** Told every row as it arrives (capability `rowTap`; others ignore it). */
+  readonly tap?: RowTap;
 };
 
 /** What the warehouse reports about a run, where it does (connected warehouses). */

@@ -2,11 +2,12 @@ import mysql from 'mysql2';
 import type { PoolConnection, PoolOptions, QueryError, SslOptions } from 'mysql2';
 import type { Catalog } from '../core/catalog.ts';
 import { GatewayError } from '../core/errors.ts';
-import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult } from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult, RowTap } from './adapter.ts';
 import type { AuroraOptions } from './aurora-options.ts';
 import { mysqlRoleFindings } from './aurora-role.ts';
 import type { AuroraAdapter } from './aurora-role.ts';
 import { parseMysqlExplain } from './explain-plan.ts';
+import { streamMysqlRows } from './mysql-rows.ts';
 import { readMysqlCatalog, readMysqlTableSizes } from './mysql-catalog.ts';
 import type { RowReader } from './mysql-catalog.ts';
 import {
@@ -15,6 +16,7 @@ import {
   stripTrailingSemicolons,
   watchStatement,
 } from './statement-watch.ts';
+import { mysqlJsonValue } from './row-values.ts';
 import { ttlCache } from './ttl-cache.ts';
 
 const CAPABILITIES: Capabilities = {
@@ -23,6 +25,8 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
+  rowTap: true,
 };
 
 /** Server errors that mean "stopped": KILL QUERY (1317), MySQL max_execution_time (3024), MariaDB max_statement_time (1969). */
@@ -181,7 +185,8 @@ export const openAuroraMysql = (opts: AuroraOptions): AuroraAdapter => {
         const stopped = watch.reason();
         if (stopped) throw stoppedError(stopped, timeoutMs);
         thread = conn.threadId;
-        return countRows(conn, stripTrailingSemicolons(sql));
+        const text = stripTrailingSemicolons(sql);
+        return options.rows ? streamMysqlRows(conn, text, options.rows) : countRows(conn, text, options.tap);
       });
     } catch (e) {
       const stopped = watch.reason();
@@ -254,10 +259,11 @@ export const openAuroraMysql = (opts: AuroraOptions): AuroraAdapter => {
  * Counts rows from 'result' events (nothing accumulates without a callback); raw buffers, no type casting.
  * A connection killed mid-statement reports only on the connection (not the query): listen there too.
  */
-const countRows = (conn: PoolConnection, sql: string): Promise<ExecuteResult> =>
+const countRows = (conn: PoolConnection, sql: string, tap?: RowTap): Promise<ExecuteResult> =>
   new Promise((resolve, reject) => {
     let rows = 0;
     let columns: string[] | undefined;
+    let fields: Array<{ name: string; columnType?: number; characterSet?: number }> = [];
     const lost = (e?: unknown): void => {
       done();
       reject(e instanceof Error ? e : Object.assign(new Error('Connection lost'), { fatal: true }));
@@ -269,12 +275,17 @@ const countRows = (conn: PoolConnection, sql: string): Promise<ExecuteResult> =>
     conn.once('error', lost);
     conn.once('end', lost);
     const query = conn.query({ sql, rowsAsArray: true, typeCast: false });
-    query.on('fields', (fields: Array<{ name: string }>) => {
-      columns = fields.map((f) => f.name);
+    query.on('fields', (f: typeof fields) => {
+      fields = f;
+      columns = f.map((x) => x.name);
+      tap?.columns(columns);
     });
     // A statement without a result set (DO, SET …) emits one OK packet as a 'result': not a row.
-    query.on('result', () => {
-      if (columns) rows++;
+    query.on('result', (values: unknown) => {
+      if (!columns) return;
+      rows++;
+      if (tap && Array.isArray(values))
+        tap.row(values.map((v, i) => mysqlJsonValue(v as Buffer | string | null, fields[i] ?? {})));
     });
     query.on('error', (e: Error) => {
       done();

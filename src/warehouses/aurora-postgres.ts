@@ -2,12 +2,14 @@ import pg from 'pg';
 import type { PoolClient, PoolConfig } from 'pg';
 import { GatewayError } from '../core/errors.ts';
 import type { Catalog } from '../core/catalog.ts';
-import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult } from './adapter.ts';
+import type { Capabilities, ExecuteOptions, ExecuteResult, ExplainResult, RowTap } from './adapter.ts';
+import { pgJsonValue } from './row-values.ts';
 import type { AuroraOptions } from './aurora-options.ts';
 import { pgRoleFindings } from './aurora-role.ts';
 import type { AuroraAdapter } from './aurora-role.ts';
 import { parsePgExplain, pgPlanRelations } from './explain-plan.ts';
 import { readPgCatalog, readPgRelationSizes } from './pg-catalog.ts';
+import { streamPgRows } from './pg-rows.ts';
 import {
   abortedBeforeStart,
   stoppedError,
@@ -22,6 +24,8 @@ const CAPABILITIES: Capabilities = {
   cancel: true,
   readOnlyConnection: true,
   streamingRowCount: true,
+  rows: true,
+  rowTap: true,
 };
 
 /** Values are only counted, never read: every column stays the wire's text, nothing is parsed. */
@@ -191,7 +195,13 @@ export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
           // Stopped while we were connecting: do not start the statement at all.
           const stopped = watch.reason();
           if (stopped) throw stoppedError(stopped, timeoutMs);
-          return countRows(client, stripTrailingSemicolons(sql));
+          const text = stripTrailingSemicolons(sql);
+          return options.rows
+            ? streamPgRows(client, text, options.rows, () => {
+                const why = watch.reason();
+                return why ? stoppedError(why, timeoutMs) : undefined;
+              })
+            : countRows(client, text, options.tap);
         },
         (p) => (pid = p),
       );
@@ -267,7 +277,7 @@ const beginReadOnly = async (client: PoolClient, timeoutMs: number): Promise<pg.
 };
 
 /** Streams the statement and counts rows as they arrive; the extended protocol refuses a second statement. */
-const countRows = (client: PoolClient, sql: string): Promise<ExecuteResult> =>
+const countRows = (client: PoolClient, sql: string, tap?: RowTap): Promise<ExecuteResult> =>
   new Promise((resolve, reject) => {
     let rows = 0;
     const query = new pg.Query({
@@ -276,12 +286,18 @@ const countRows = (client: PoolClient, sql: string): Promise<ExecuteResult> =>
       types: RAW_TYPES,
       queryMode: 'extended',
     } as pg.QueryConfig);
-    query.on('row', () => {
+    query.on('row', (values: (string | null)[], result: pg.QueryResult | undefined) => {
       rows++;
+      if (tap) {
+        const fields = result?.fields ?? [];
+        tap.row(values.map((v, i) => pgJsonValue(v, fields[i]?.dataTypeID ?? 0)));
+      }
     });
     query.on('error', reject);
     query.on('end', (result: pg.QueryResult) => {
-      resolve({ rows, columns: (result.fields ?? []).map((f) => f.name) });
+      const columns = (result.fields ?? []).map((f) => f.name);
+      tap?.columns(columns);
+      resolve({ rows, columns });
     });
     client.query(query);
   });

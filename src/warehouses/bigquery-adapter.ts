@@ -1,3 +1,5 @@
+import { bigQueryColumns, sendBigQueryPage } from './bigquery-rows.ts';
+import type { BigQueryField } from './bigquery-rows.ts';
 import { randomBytes } from 'node:crypto';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { GatewayError } from '../core/errors.ts';
@@ -16,6 +18,7 @@ import type { TableResource } from './bigquery-catalog.ts';
 import { bigQueryError } from './bigquery-errors.ts';
 import { attributionLabels } from './bigquery-labels.ts';
 import { abortedBeforeStart, stoppedError, watchStatement } from './statement-watch.ts';
+import { bigQueryJsonValue } from './row-values.ts';
 
 export type BigQueryOptions = {
   readonly project: string;
@@ -45,6 +48,8 @@ const CAPABILITIES: Capabilities = {
   readOnlyConnection: false,
   streamingRowCount: true,
   bytesLimit: true,
+  rows: true,
+  rowTap: true,
 };
 
 const num = (v: unknown): number | undefined =>
@@ -161,6 +166,7 @@ export const openBigQuery = async (
       if (watch.reason() !== undefined) await cancelJob().catch(() => undefined);
       let rows = 0;
       let columns: string[] | undefined;
+      let fields: BigQueryField[] = [];
       let pageToken: string | undefined;
       for (;;) {
         if (watch.reason() !== undefined) return stopped;
@@ -176,7 +182,16 @@ export const openBigQuery = async (
           if (Date.now() - asked < 100) await sleep(100);
           continue;
         }
-        columns ??= (resp?.schema?.fields ?? []).map((f) => f.name ?? '');
+        if (columns === undefined) {
+          fields = resp?.schema?.fields ?? [];
+          columns = fields.map((f) => f.name ?? '');
+          options.tap?.columns(columns);
+          await options.rows?.columns(bigQueryColumns(fields));
+        }
+        if (options.rows) await sendBigQueryPage(fields, page as Record<string, unknown>[], options.rows);
+        if (options.tap)
+          for (const r of page as Array<Record<string, unknown>>)
+            options.tap.row(fields.map((f) => bigQueryJsonValue(r[f.name ?? ''], f)));
         rows += page.length;
         pageToken = resp?.pageToken ?? undefined;
         if (pageToken === undefined) break;

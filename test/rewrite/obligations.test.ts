@@ -11,7 +11,39 @@ import { GOLDEN_CATALOG, rewriteSql } from '../../src/core/rewrite/testing.ts';
  */
 const REFUSED: ReadonlyArray<[rule: string, obligation: string, dialect: SqlDialect, sql: string]> = [
   ['simplify-booleans', 'exact-constant-comparison', 'mysql', "SELECT a FROM t WHERE 'a' = 'A'"],
+  ['date-text-prefix', 'date-column', 'mysql', "SELECT id FROM t WHERE CAST(ts AS CHAR) LIKE '1995-%'"],
+  ['date-text-prefix', 'prefix-is-a-range', 'mysql', "SELECT id FROM t WHERE CAST(d AS CHAR) LIKE '1995-1%'"],
+  [
+    'self-join-elimination',
+    'joined-on-primary-key',
+    'postgres',
+    'SELECT a.a, b.b FROM t AS a JOIN t AS b ON a.a = b.a',
+  ],
+  [
+    'self-join-elimination',
+    'kept-row-preserved',
+    'postgres',
+    'SELECT a.a FROM u AS x LEFT JOIN t AS a ON a.id = x.id JOIN t AS b ON a.id = b.id',
+  ],
+  [
+    'self-join-elimination',
+    'references-renamable',
+    'postgres',
+    'SELECT a.a, b.* FROM t AS a JOIN t AS b ON a.id = b.id',
+  ],
   ['dedupe-in-list', 'deterministic-item', 'postgres', 'SELECT a FROM t WHERE a IN (RANDOM(), RANDOM())'],
+  [
+    'count-to-exists',
+    'count-returns-one-row',
+    'postgres',
+    'SELECT id FROM t WHERE (SELECT COUNT(*) FROM u WHERE u.a = t.a GROUP BY u.b) > 0',
+  ],
+  [
+    'count-to-exists',
+    'compares-with-zero',
+    'postgres',
+    'SELECT id FROM t WHERE (SELECT COUNT(*) FROM u WHERE u.a = t.a) > 1',
+  ],
   [
     'subquery-order-by',
     'order-chooses-no-rows',

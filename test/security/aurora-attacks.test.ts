@@ -140,10 +140,25 @@ describe.each<Flavour>([
         const [stats] = await box.admin(
           'SELECT stats_reset::text AS r FROM pg_stat_database WHERE datname = current_database()',
         );
-        return { rows, lo: lo?.n, locks: locks?.n, stats: stats?.r };
+        // Settings: per role/database (ALTER ROLE … SET) and server-wide (ALTER SYSTEM, a reloaded file).
+        const [roleSettings] = await box.admin('SELECT count(*)::int AS n FROM pg_db_role_setting');
+        const [system] = await box.admin(
+          "SELECT string_agg(name || '=' || setting, ',' ORDER BY name) AS s FROM pg_settings WHERE source NOT IN ('default', 'session', 'client')",
+        );
+        return {
+          rows,
+          lo: lo?.n,
+          locks: locks?.n,
+          stats: stats?.r,
+          roleSettings: roleSettings?.n,
+          system: system?.s,
+        };
       }
       const [lock] = await box.admin("SELECT IS_USED_LOCK('secsql') AS l");
-      return { rows, lock: lock?.l ?? null, outfile: existsSync(OUTFILE) };
+      const [globals] = await box.admin(
+        'SELECT @@GLOBAL.sql_mode AS m, @@GLOBAL.general_log AS g, @@GLOBAL.max_connections AS c, @@GLOBAL.read_only AS r',
+      );
+      return { rows, lock: lock?.l ?? null, outfile: existsSync(OUTFILE), globals };
     };
 
     beforeAll(async () => {

@@ -122,6 +122,8 @@ export const startBigQueryStandin = async (
     location?: string;
     pageSize?: number;
     pollWaitMs?: number;
+    /** Where to listen on 127.0.0.1 (default: any free port). */
+    port?: number;
   } = {},
 ): Promise<BigQueryStandin> => {
   const project = opts.project ?? 'sqlgate-test';
@@ -455,7 +457,7 @@ export const startBigQueryStandin = async (
         sendError(res, jobError('internalError', e instanceof Error ? e.message : String(e), 500));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -2,9 +2,21 @@ import { bodyOf } from './tree-ops.ts';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** A `'YYYY-MM-DD'` or `DATE 'YYYY-MM-DD'` literal that names a real calendar day, as its text. */
+/** `CAST('YYYY-MM-DD' AS DATE)` (no FORMAT): the string literal it casts. */
+const castDateLiteral = (v: unknown): unknown => {
+  const cast = bodyOf(v, 'cast');
+  const to = cast?.to as Record<string, unknown> | null | undefined;
+  return cast && to?.data_type === 'date' && !cast.format && bodyOf(cast.this, 'literal')
+    ? cast.this
+    : undefined;
+};
+
+/**
+ * A `'YYYY-MM-DD'`, `DATE 'YYYY-MM-DD'` or `CAST('YYYY-MM-DD' AS DATE)` literal that names a real calendar day,
+ * as its text.
+ */
 export const dateLiteral = (v: unknown): string | undefined => {
-  const l = bodyOf(v, 'literal');
+  const l = bodyOf(castDateLiteral(v) ?? v, 'literal');
   if (!l || (l.literal_type !== 'string' && l.literal_type !== 'date') || typeof l.value !== 'string')
     return undefined;
   const m = DATE.exec(l.value);

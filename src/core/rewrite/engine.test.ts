@@ -113,4 +113,47 @@ describe('rewriteStatement', () => {
     const fine = 'SELECT a FROM t WHERE a < (SELECT 1 UNION SELECT 2) AND 1 = 1';
     expect(rewriteStatement(parse(fine), fine, base).fallback).toBe(false);
   });
+
+  describe('rules_applied names only rules that changed the query text', () => {
+    /** A rule that returns a different tree printing the same text (a flag the printer ignores). */
+    const cosmetic: RewriteRule = {
+      name: 'cosmetic',
+      needsCatalog: false,
+      dialects: WAREHOUSE_DIALECTS,
+      obligations: [],
+      apply: (t) => {
+        const c = structuredClone(t) as {
+          select?: { from?: { expressions?: Array<{ table?: Record<string, unknown> }> } };
+        };
+        const table = c.select?.from?.expressions?.[0]?.table;
+        if (!table || table['alias_explicit_as'] === true) return t;
+        table['alias_explicit_as'] = true;
+        return c;
+      },
+    };
+    const swap = (from: string, to: string): RewriteRule => ({
+      name: `swap-${from}`,
+      needsCatalog: false,
+      dialects: WAREHOUSE_DIALECTS,
+      obligations: [],
+      apply: (t) => {
+        const text = JSON.stringify(t);
+        return text.includes(`"value":"${from}"`)
+          ? (JSON.parse(text.replace(`"value":"${from}"`, `"value":"${to}"`)) as Statement)
+          : t;
+      },
+    });
+    it('does not count a rule whose tree prints the same', () => {
+      const sql = 'SELECT a FROM t WHERE b > 2';
+      const out = rewriteStatement(parse(sql), sql, { ...base, rules: [cosmetic] });
+      expect(out).toMatchObject({ sql, rulesApplied: [], fallback: false });
+      const both = rewriteStatement(parse(SQL), SQL, { ...base, rules: [cosmetic, simplifyBooleans] });
+      expect(both).toMatchObject({ sql: 'SELECT a FROM t WHERE b > 2', rulesApplied: ['simplify-booleans'] });
+    });
+    it('counts nothing when rules undo each other', () => {
+      const sql = 'SELECT a FROM t WHERE b > 2';
+      const out = rewriteStatement(parse(sql), sql, { ...base, rules: [swap('2', '7'), swap('7', '2')] });
+      expect(out).toMatchObject({ sql, rulesApplied: [], fallback: false });
+    });
+  });
 });

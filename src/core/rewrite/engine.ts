@@ -5,8 +5,11 @@ import type { Statement } from '../sql/tree.ts';
 import { visitObjects } from '../sql/tree.ts';
 import { checkSyntax } from '../sql/parse.ts';
 import { printLike } from '../sql/print-like.ts';
+import { printSql } from '../sql/print.ts';
 import { sameOutputNames } from './output-names.ts';
 import { compactTree, misreadSetOperation, treeFeatures } from './features.ts';
+import { measuredRegression } from './measured-gate.ts';
+import type { MeasuredRegression } from './measured-gate.ts';
 import type { RewriteRule, RuleContext } from './rule.ts';
 import { RULES } from './rules/index.ts';
 import { sameNode } from './tree-ops.ts';
@@ -24,6 +27,11 @@ export type RewriteContext = {
   readonly cost?: (stmt: Statement) => CostEstimate;
   /** The rules to run (default: all registered rules); tests pass one rule to see it alone. */
   readonly rules?: readonly RewriteRule[];
+  /**
+   * Changes measured slower on a real engine (measured-gate.ts, from bench/real-savings): a rule's change of
+   * such a case is not applied on this dialect. Production passes `MEASURED_REGRESSIONS`; omitted, none.
+   */
+  readonly measured?: readonly MeasuredRegression[];
   /** Told each time a rule leaves a matched site alone because one of its obligations could not be shown. */
   readonly onRefusal?: (rule: string, obligation: string) => void;
 };
@@ -114,6 +122,13 @@ export const rewriteStatement = (
     let current = rules.length > 0 ? compactTree(stmt) : stmt;
     let currentCost = ctx.cost?.(current);
     originalCost = currentCost;
+    // The library's text of each kept tree: a rule counts only when it changes the query's text. A tree that
+    // differs but prints the same (a node spelled another way, a flag the printer ignores) is no rewrite.
+    const textOf = (s: Statement): string | undefined => {
+      const p = printSql(s, ctx.dialect);
+      return p.ok ? p.sql : undefined;
+    };
+    let texts: { original: string | undefined; current: string | undefined } | undefined;
     let features: Set<string> | undefined;
     // Rules are pure: a rule that already saw this very tree (and changed nothing, or was refused) is skipped.
     const lastInput = new Map<RewriteRule, Statement>();
@@ -129,19 +144,28 @@ export const rewriteStatement = (
         if (rule.triggers && !rule.triggers.some((f) => present.has(f))) continue;
         const next = rule.apply(current, ruleCtx);
         if (next === current || sameNode(next, current) || !sameOutputNames(current, next)) continue;
+        if (ctx.measured && measuredRegression(ctx.dialect, rule.name, current, next, ctx.measured)) continue;
+        if (texts === undefined) {
+          const t = textOf(current);
+          texts = { original: t, current: t };
+        }
+        const nextText = textOf(next);
+        if (nextText !== undefined && nextText === texts.current) continue;
         if (ctx.cost && currentCost !== undefined) {
           const c = ctx.cost(next);
           if (!(c.usd <= currentCost.usd)) continue;
           currentCost = c;
         }
         current = next;
+        texts.current = nextText;
         features = undefined;
         changed = true;
         if (!applied.includes(rule.name)) applied.push(rule.name);
       }
       if (!changed) break;
     }
-    if (applied.length === 0)
+    // Rules that undid each other's text leave the query as it was: nothing was applied.
+    if (applied.length === 0 || (texts?.current !== undefined && texts.current === texts.original))
       return { statement: stmt, sql: originalSql, rulesApplied: [], fallback: false, ...unchanged() };
     // Printed to look like the user's text (its layout, comments and spelling wherever they still apply), as
     // long as half the time budget is left: past it, the library's own text.

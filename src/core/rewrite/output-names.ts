@@ -30,6 +30,10 @@ export const sameOutputNames = (a: unknown, b: unknown): boolean => {
     const ay = bodyOf(y, 'alias');
     if (ax && ay && isRecord(ax.alias) && isRecord(ay.alias))
       return ax.alias.name === ay.alias.name && ax.alias.quoted === ay.alias.quoted;
+    // A bare column `q.c` is named c in every engine: the same as an item aliased c (spelled alike).
+    const cx = bodyOf(x, 'column')?.name;
+    if (cx !== undefined && ay && isRecord(cx) && isRecord(ay.alias))
+      return cx.name === ay.alias.name && cx.quoted === ay.alias.quoted;
     return sameNode(x, y);
   });
 };

@@ -5,6 +5,7 @@ import type { SqlDialect } from '../sql/dialect.ts';
 import { parseSql } from '../sql/parse.ts';
 import { rewriteStatement } from './engine.ts';
 import type { RewriteOutcome } from './engine.ts';
+import type { MeasuredRegression } from './measured-gate.ts';
 import type { RewriteRule } from './rule.ts';
 import { TPCH_SCHEMA } from './tpch-schema.ts';
 
@@ -22,7 +23,11 @@ export const TPCH_CATALOG: Catalog = (() => {
 export const rewriteSql = (
   sql: string,
   dialect: SqlDialect,
-  opts: { rules?: readonly RewriteRule[]; catalog?: Catalog | null } = {},
+  opts: {
+    rules?: readonly RewriteRule[];
+    catalog?: Catalog | null;
+    measured?: readonly MeasuredRegression[];
+  } = {},
 ): RewriteOutcome & { refusals: string[] } => {
   const parsed = parseSql(sql, dialect);
   if (!parsed.ok) throw new Error(`does not parse: ${parsed.failure.message}`);
@@ -38,6 +43,7 @@ export const rewriteSql = (
     onRefusal: (rule, obligation) => refusals.push(`${rule}/${obligation}`),
     ...(catalog ? { catalog } : {}),
     ...(opts.rules ? { rules: opts.rules } : {}),
+    ...(opts.measured ? { measured: opts.measured } : {}),
   });
   return { ...out, refusals };
 };

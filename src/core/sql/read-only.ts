@@ -43,6 +43,21 @@ const FORBIDDEN_ANYWHERE = new Set([
   'unlock',
   'kill',
   'comment',
+  // Further statement kinds of the SQL library's tree (its Expression union), wherever they stand.
+  'put',
+  'undrop',
+  'load_data',
+  'locking_statement',
+  'truncate_table',
+  'declare',
+  'export',
+  'into_clause',
+  'alter_session',
+  'cache',
+  'uncache',
+  'create_task',
+  'set',
+  'set_item',
 ]);
 
 export type TextVerdict =
@@ -130,7 +145,7 @@ export const checkReadOnly = (
   visitObjects(stmt, (o) => {
     if (!verdict.ok) return;
     const kind = kindOf(o);
-    if (kind !== undefined && (FORBIDDEN_ANYWHERE.has(kind) || /^(create|drop|alter)_?/.test(kind))) {
+    if (kind !== undefined && (FORBIDDEN_ANYWHERE.has(kind) || /^(create|drop|alter|analyze)_?/.test(kind))) {
       verdict = fail(`A ${kind.replace(/_/g, ' ')} statement is not allowed, not even inside a query.`);
       return;
     }

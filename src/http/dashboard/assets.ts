@@ -32,6 +32,8 @@ dl.meta dt { font-weight:600; } dl.meta dd { margin:0; }
 .who { color: var(--muted); }
 .error { color: var(--bad); font-weight:600; }
 .notice { border-left:4px solid var(--ok); padding:.5rem 1rem; background:#f6fff8; }
+.budget meter { display:block; width:100%; max-width:28rem; height:1.2rem; }
+.budget.warn label { font-weight:600; }
 table { border-collapse: collapse; width:100%; margin: 1rem 0; }
 th, td { text-align:left; padding:.4rem .6rem; border-bottom:1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align:right; font-variant-numeric: tabular-nums; }

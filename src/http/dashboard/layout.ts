@@ -5,11 +5,12 @@ import type { HtmlValue, SafeHtml } from './html.ts';
 /** What the signed-in navigation needs: who is signed in and the token for the sign-out form. */
 export type Viewer = { email: string; csrfToken: string };
 
-export type NavItem = 'overview' | 'queries' | 'keys' | 'webhooks';
+export type NavItem = 'overview' | 'queries' | 'keys' | 'budgets' | 'webhooks';
 const NAV: ReadonlyArray<readonly [NavItem, string, string]> = [
   ['overview', '/overview', 'Overview'],
   ['queries', '/queries', 'Queries'],
   ['keys', '/keys', 'API keys'],
+  ['budgets', '/budgets', 'Budgets'],
   ['webhooks', '/endpoints', 'Webhooks'],
 ];
 

@@ -11,6 +11,7 @@ import type { DashboardDeps } from './deps.ts';
 import { errorPage, sendPage } from './layout.ts';
 import { registerAccountLinkPages } from './pages/account-links.ts';
 import { registerAuthPages, registerSignOut } from './pages/auth.ts';
+import { registerBudgetPages } from './pages/budgets.ts';
 import { registerKeyPages } from './pages/keys.ts';
 import { registerOverviewPage } from './pages/overview.ts';
 import { registerQueryPages } from './pages/queries.ts';
@@ -95,6 +96,7 @@ export const registerDashboard = async (app: FastifyInstance, services: Services
       });
       registerSignOut(priv, deps);
       registerKeyPages(priv, deps);
+      registerBudgetPages(priv, deps);
       registerOverviewPage(priv, deps);
       registerQueryPages(priv, deps);
       registerWebhookPages(priv, deps);

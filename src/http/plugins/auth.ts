@@ -1,14 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../core/errors.ts';
 import type { ApiKeyService } from '../../services/api-keys.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import type { RateLimiter } from '../../services/rate-limiter.ts';
 
 /**
  * Bearer authentication for every API operation, then the per-key rate limit. Missing credentials: 401
  * with `WWW-Authenticate: Bearer`; unknown, revoked or expired keys: 401 with `error="invalid_token"`.
  */
-export const createAuth = (keys: ApiKeyService, perMinute: number) => {
-  const limiter = createRateLimiter(perMinute, 60_000);
+export const createAuth = (keys: ApiKeyService, limiter: RateLimiter) => {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = req.headers.authorization;
     if (header === undefined || header.trim() === '') {
@@ -18,7 +17,7 @@ export const createAuth = (keys: ApiKeyService, perMinute: number) => {
     if (!m?.[1])
       throw new GatewayError('invalid-token', 'The Authorization header must be "Bearer <API_KEY>".');
     req.principal = await keys.authenticate(m[1]);
-    const verdict = limiter.take(req.principal.keyId, Date.now());
+    const verdict = await limiter.take(req.principal.keyId);
     reply.header('RateLimit-Policy', `${verdict.limit};w=${verdict.windowSeconds}`);
     reply.header(
       'RateLimit',
@@ -28,10 +27,10 @@ export const createAuth = (keys: ApiKeyService, perMinute: number) => {
       reply.header('Retry-After', String(verdict.resetSeconds));
       throw new GatewayError(
         'rate-limited',
-        `Rate limit of ${verdict.limit} requests per ${verdict.windowSeconds} s exceeded.`,
-        {
-          retry_after: verdict.resetSeconds,
-        },
+        verdict.storeUnavailable
+          ? 'The rate limit cannot be checked (its store is unreachable) and this gateway refuses requests meanwhile; retry shortly.'
+          : `Rate limit of ${verdict.limit} requests per ${verdict.windowSeconds} s exceeded.`,
+        { retry_after: verdict.resetSeconds },
       );
     }
   };

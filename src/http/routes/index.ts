@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Services } from '../services.ts';
 import { registerCostRoute } from './cost.ts';
+import { registerLimitRoutes } from './limits.ts';
 import { registerQueryRoute } from './query.ts';
 import { registerVerifyRoute } from './verify.ts';
 import { registerWarehousesRoute } from './warehouses.ts';
@@ -17,5 +18,6 @@ export const registerApiRoutes = async (
   registerCostRoute(api, services);
   registerWarehousesRoute(api, services, config);
   registerWebhookRoutes(api, services);
+  registerLimitRoutes(api, services);
   await registerVerifyRoute(api, services, config.maxBodyBytes);
 };

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { isLocalDialect, localFamilies } from '../../core/sql/translate/index.ts';
@@ -46,25 +46,32 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
         },
       },
     },
-    () => ({
-      warehouses: services.warehouses.all().map((w) => ({
-        name: w.name,
-        mode: w.mode,
-        dialect: w.dialect,
-        engine: w.adapter.id,
-        default: w.name === config.defaultWarehouse,
-        cost_method: w.cost.name,
-        pricing: { ...w.pricing },
-        ...(w.mode === 'local' && isLocalDialect(w.dialect)
-          ? {
-              local_functions: localFamilies(w.dialect).map((f) => ({
-                family: f.family,
-                functions: [...f.functions],
-                corrected: [...f.corrected],
-              })),
-            }
-          : {}),
-      })),
-    }),
+    (_req, reply) => {
+      // The same for every request of a process: serialised once (the hot path of an authenticated call).
+      listing ??= JSON.stringify(build());
+      // A string with a JSON content type is sent as is (the schema's serializer is for objects).
+      void (reply as FastifyReply).type('application/json; charset=utf-8').send(listing);
+    },
   );
+  let listing: string | undefined;
+  const build = () => ({
+    warehouses: services.warehouses.all().map((w) => ({
+      name: w.name,
+      mode: w.mode,
+      dialect: w.dialect,
+      engine: w.adapter.id,
+      default: w.name === config.defaultWarehouse,
+      cost_method: w.cost.name,
+      pricing: { ...w.pricing },
+      ...(w.mode === 'local' && isLocalDialect(w.dialect)
+        ? {
+            local_functions: localFamilies(w.dialect).map((f) => ({
+              family: f.family,
+              functions: [...f.functions],
+              corrected: [...f.corrected],
+            })),
+          }
+        : {}),
+    })),
+  });
 };

@@ -30,6 +30,24 @@ const truncMonth = (col: string) => (d: SqlDialect) =>
 const dateFn = (col: string) => (d: SqlDialect) =>
   d === 'snowflake' ? `TO_DATE(${col})` : d === 'postgres' ? `CAST(${col} AS DATE)` : `DATE(${col})`;
 
+// CAST(d AS CHAR / STRING) LIKE and DATE_FORMAT / FORMAT_DATE: MySQL and BigQuery only (date-text-prefix).
+const textDate =
+  (col: string, pattern: string, sql: (cond: string) => string): Spelling =>
+  (d) =>
+    d === 'mysql'
+      ? sql(`CAST(${col} AS CHAR) LIKE '${pattern}'`)
+      : d === 'bigquery'
+        ? sql(`CAST(${col} AS STRING) LIKE '${pattern}'`)
+        : undefined;
+const formatted =
+  (col: string, format: string, value: string, sql: (cond: string) => string): Spelling =>
+  (d) =>
+    d === 'mysql'
+      ? sql(`DATE_FORMAT(${col}, '${format}') = '${value}'`)
+      : d === 'bigquery'
+        ? sql(`FORMAT_DATE('${format}', ${col}) = '${value}'`)
+        : undefined;
+
 const TEMPLATES: Record<string, Spelling[]> = {
   'simplify-booleans': [
     same('SELECT o_orderkey, o_totalprice FROM orders WHERE 1 = 1 AND o_totalprice > 300000'),
@@ -49,6 +67,75 @@ const TEMPLATES: Record<string, Spelling[]> = {
     ),
     same('SELECT c_custkey FROM customer WHERE c_nationkey IN (3, 3, 3) AND c_acctbal > 9000'),
     same('SELECT p_size, COUNT(*) AS n FROM part WHERE p_size IN (1, 5, 1, 5) GROUP BY p_size'),
+  ],
+  'count-to-exists': [
+    same(
+      'SELECT o.o_orderkey, o.o_totalprice FROM orders AS o WHERE (SELECT COUNT(*) FROM lineitem AS l WHERE l.l_orderkey = o.o_orderkey AND l.l_receiptdate > l.l_commitdate) > 0 AND o.o_totalprice > 350000',
+    ),
+    same(
+      'SELECT s.s_suppkey, s.s_name FROM supplier AS s WHERE (SELECT COUNT(*) FROM partsupp AS ps WHERE ps.ps_suppkey = s.s_suppkey AND ps.ps_availqty > 9990) = 0',
+    ),
+    same(
+      'SELECT s.s_name FROM supplier AS s WHERE (SELECT COUNT(*) FROM partsupp AS ps WHERE ps.ps_suppkey = s.s_suppkey AND ps.ps_availqty > 9900) >= 1',
+    ),
+    same(
+      'SELECT p.p_partkey, p.p_name FROM part AS p WHERE (SELECT COUNT(1) FROM partsupp AS ps WHERE ps.ps_partkey = p.p_partkey AND ps.ps_availqty > 5000) <> 0',
+    ),
+    same(
+      'SELECT n.n_name FROM nation AS n WHERE (SELECT COUNT(*) FROM customer AS c WHERE c.c_nationkey = n.n_nationkey AND c.c_acctbal > 5000) > 0',
+    ),
+    same(
+      "SELECT COUNT(*) AS n FROM orders AS o WHERE o.o_orderdate >= DATE '1995-01-01' AND (SELECT COUNT(*) FROM lineitem AS l WHERE l.l_orderkey = o.o_orderkey AND l.l_shipmode = 'AIR') > 0",
+    ),
+  ],
+  'date-text-prefix': [
+    textDate('o_orderdate', '1995-%', (c) => `SELECT o_orderkey, o_totalprice FROM orders WHERE ${c}`),
+    textDate(
+      'l_shipdate',
+      '1996-03-%',
+      (c) => `SELECT COUNT(*) AS n FROM lineitem WHERE ${c} AND l_quantity > 10`,
+    ),
+    formatted(
+      'o_orderdate',
+      '%Y-%m',
+      '1994-11',
+      (c) => `SELECT o_orderpriority, COUNT(*) AS n FROM orders WHERE ${c} GROUP BY o_orderpriority`,
+    ),
+    formatted(
+      'l_receiptdate',
+      '%Y',
+      '1997',
+      (c) => `SELECT SUM(l_extendedprice) AS s FROM lineitem WHERE ${c}`,
+    ),
+    textDate(
+      'o_orderdate',
+      '1993%',
+      (c) =>
+        `SELECT c.c_name, o.o_orderkey FROM customer AS c JOIN orders AS o ON o.o_custkey = c.c_custkey WHERE ${c.replace('o_orderdate', 'o.o_orderdate')}`,
+    ),
+    formatted(
+      'l_shipdate',
+      '%Y-%m-%d',
+      '1995-06-17',
+      (c) => `SELECT l_orderkey, l_linenumber FROM lineitem WHERE ${c}`,
+    ),
+  ],
+  'self-join-elimination': [
+    same(
+      'SELECT a.o_orderkey, b.o_totalprice FROM orders AS a JOIN orders AS b ON b.o_orderkey = a.o_orderkey WHERE b.o_totalprice > 300000',
+    ),
+    same(
+      'SELECT c.c_name, d.c_acctbal FROM customer AS c JOIN customer AS d ON d.c_custkey = c.c_custkey WHERE d.c_acctbal > 9000',
+    ),
+    same(
+      "SELECT p.p_partkey, q.p_retailprice FROM part AS p LEFT JOIN part AS q ON q.p_partkey = p.p_partkey WHERE p.p_brand = 'Brand#13'",
+    ),
+    same(
+      'SELECT l.l_orderkey, l.l_linenumber, m.l_extendedprice FROM lineitem AS l JOIN lineitem AS m ON m.l_orderkey = l.l_orderkey AND m.l_linenumber = l.l_linenumber WHERE m.l_quantity > 48',
+    ),
+    same(
+      'SELECT s.s_name, t.s_acctbal FROM supplier AS s JOIN supplier AS t ON t.s_suppkey = s.s_suppkey AND t.s_acctbal > 5000 JOIN nation AS n ON n.n_nationkey = t.s_nationkey',
+    ),
   ],
   'subquery-order-by': [
     same('SELECT COUNT(*) AS n FROM (SELECT o_orderkey FROM orders ORDER BY o_orderdate) AS d'),
@@ -219,3 +306,12 @@ export const ANTI_PATTERNS: readonly AntiPattern[] = Object.entries(TEMPLATES).f
       return out;
     }),
 );
+
+/** Every template spelled in one dialect, where it has a spelling there (bench/real-savings runs them all). */
+export const antiPatternsIn = (dialect: SqlDialect): AntiPattern[] =>
+  Object.entries(TEMPLATES).flatMap(([rule, spellings]) =>
+    spellings.flatMap((spell, i) => {
+      const sql = spell(dialect);
+      return sql === undefined ? [] : [{ id: `${rule}-${i + 1}`, rule, dialect, sql }];
+    }),
+  );

@@ -307,6 +307,65 @@ const atom = (x: ExprCtx, cols: readonly Col[], c: Col, depth: number): Node => 
         return node('scalar-cmp', 'bool', [v()], ([a], _d, [qs]) => `${a} ${op} (${qs})`, { queries: [q] });
       },
     ]);
+    // count-to-exists: a COUNT subquery compared with 0 / 1 (and with other constants), sometimes grouped,
+    // limited or counting a nullable column, where the count is no row count.
+    choices.push([
+      2,
+      () => {
+        const q = sub(false);
+        if (!q || q.k !== 'select') return binop('=', v(), lit(), 'bool');
+        const first = q.items[0]?.e;
+        const counted = r.pick(['COUNT(*)', 'COUNT(*)', 'COUNT(1)']);
+        const base = { ...q, items: [{ e: leaf(counted, 'val', 'int'), alias: 'v' }] };
+        const spoil = r.int(0, 6);
+        const body =
+          // Grouped, it could return several rows (an error some engines skip when a branch is empty): the
+          // largest group's count only.
+          spoil === 0 && first
+            ? { ...base, groupBy: [first], orderBy: [{ e: 1, desc: true }], limit: 1 }
+            : spoil === 1
+              ? { ...base, limit: r.int(0, 1) }
+              : spoil === 2 && first
+                ? {
+                    ...base,
+                    items: [
+                      { e: node('count', 'val', [first], ([a]) => `COUNT(${a})`, { t: 'int' }), alias: 'v' },
+                    ],
+                  }
+                : spoil === 3 && first
+                  ? {
+                      ...base,
+                      having: binop('>', leaf('COUNT(*)', 'val', 'int'), leaf('1', 'val', 'int'), 'bool'),
+                    }
+                  : base;
+        const [op, k] = r.pick([
+          ['>', '0'],
+          ['>=', '1'],
+          ['<>', '0'],
+          ['=', '0'],
+          ['<=', '0'],
+          ['<', '1'],
+          ['>', '1'],
+          ['=', '1'],
+        ] as const);
+        const mirror: Record<string, string> = {
+          '>': '<',
+          '>=': '<=',
+          '<': '>',
+          '<=': '>=',
+          '=': '=',
+          '<>': '<>',
+        };
+        const flip = r.chance(0.3);
+        return node(
+          'count-cmp',
+          'bool',
+          [],
+          (_k, _d, [qs]) => (flip ? `${k} ${mirror[op]} (${qs})` : `(${qs}) ${op} ${k}`),
+          { queries: [body] },
+        );
+      },
+    ]);
   }
   if (group === 'str') {
     choices.push([
@@ -382,6 +441,34 @@ const atom = (x: ExprCtx, cols: readonly Col[], c: Col, depth: number): Node => 
         );
       },
     ]);
+    // date-text-prefix: a date or timestamp read as text against a year / month / day prefix (MySQL only).
+    if (d === 'mysql')
+      choices.push([
+        2,
+        () => {
+          if (r.chance(0.5)) {
+            const p = r.pick([
+              '2024-%',
+              '2024%',
+              '2024-01-%',
+              '2024-02%',
+              '2024-1%',
+              '2024-02-29%',
+              '2023-12-31',
+              '%-01-%',
+            ]);
+            return node('text-date', 'bool', [colNode(c)], ([a]) => `CAST(${a} AS CHAR) LIKE '${p}'`);
+          }
+          const [f, v] = r.pick([
+            ['%Y', '2024'],
+            ['%Y-%m', '2024-01'],
+            ['%Y-%m', '2024-02'],
+            ['%Y-%m-%d', '2024-02-29'],
+            ['%Y-%m', '2024'],
+          ] as const);
+          return node('format-date', 'bool', [colNode(c)], ([a]) => `DATE_FORMAT(${a}, '${f}') = '${v}'`);
+        },
+      ]);
     if (d !== 'mysql')
       choices.push([
         1,

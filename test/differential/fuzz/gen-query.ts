@@ -131,6 +131,24 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
     [1, 3],
   ] as const);
   for (let i = 0; i < nJoins; i++) {
+    // self-join-elimination: the first table joined to itself on its key, INNER or LEFT, sometimes with more.
+    const src0 = first.src;
+    const keyed =
+      src0.kind === 'table' ? TABLES.find((t) => t.name === src0.name && t.primaryKey) : undefined;
+    if (keyed && r.chance(0.15)) {
+      const alias = g.fresh('x');
+      const cols = sourceCols(alias, columnsOf(keyed.name));
+      const [idL, idR] = [first.cols.find((c) => c.name === 'id'), cols.find((c) => c.name === 'id')];
+      if (idL && idR) {
+        const kind = r.chance(0.6) ? 'INNER' : 'LEFT';
+        let on: Node = binop('=', colNode(idR), colNode(idL), 'bool');
+        if (r.chance(0.3)) on = binop('AND', on, predicate(g, cols, 0), 'bool');
+        joins.push({ kind, src: { kind: 'table', name: keyed.name, alias }, on });
+        if (kind === 'LEFT') nullable.push(...cols);
+        scope.push(...cols);
+        continue;
+      }
+    }
     const next = genSource(g, depth - 1);
     const kind = r.weighted(joinKinds(g));
     // USING and NATURAL compare same-named columns: each must name one column on the left, of a comparable type.

@@ -1,10 +1,13 @@
 import type { RewriteRule } from '../rule.ts';
+import { countToExists } from './count-to-exists.ts';
 import { ctePredicatePushdown } from './cte-predicate-pushdown.ts';
+import { dateTextPrefix } from './date-text-prefix.ts';
 import { dedupeInList } from './dedupe-in-list.ts';
 import { joinElimination } from './join-elimination.ts';
 import { outerJoinSimplification } from './outer-join-simplification.ts';
 import { predicatePushdown } from './predicate-pushdown.ts';
 import { redundantDistinct } from './redundant-distinct.ts';
+import { selfJoinElimination } from './self-join-elimination.ts';
 import { sargableDates } from './sargable-dates.ts';
 import { simplifyBooleans } from './simplify-booleans.ts';
 import { subqueryOrderBy } from './subquery-order-by.ts';
@@ -20,14 +23,17 @@ import { unusedCtes } from './unused-ctes.ts';
 export const RULES: readonly RewriteRule[] = [
   simplifyBooleans,
   dedupeInList,
+  countToExists,
   subqueryOrderBy,
   unusedCtes,
   redundantDistinct,
   sargableDates,
+  dateTextPrefix,
   predicatePushdown,
   ctePredicatePushdown,
   unionPredicatePushdown,
   outerJoinSimplification,
   joinElimination,
+  selfJoinElimination,
   unusedColumns,
 ];

@@ -20,6 +20,8 @@ import type { DashboardDeps } from '../deps.ts';
 import { html } from '../html.ts';
 import { formatTime, formatUsd, layout, sendNotFoundPage, sendPage } from '../layout.ts';
 import { sessionOf } from '../session.ts';
+import { findShadowCheck } from '../../../store/shadow-checks.ts';
+import { shadowCheckSection } from './shadow-check.ts';
 
 const PAGE_SIZE = 25;
 type Query = Record<string, string | undefined>;
@@ -166,6 +168,7 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
     const s = sessionOf(req);
     const r = await findQueryLogEntry(db, s.accountId, req.params.id);
     if (!r) return sendNotFoundPage(reply, s);
+    const shadow = await findShadowCheck(db, r.id);
     const dialect = WAREHOUSES.find((w) => w.name === r.warehouse)?.dialects[0];
     const texts = prettyDiffTexts(r.originalSql, r.rewrittenSql ?? r.originalSql, dialect);
     const d = diffWords(texts.original, texts.rewritten);
@@ -206,7 +209,8 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
           ${row('Cost method', r.costMethod ?? '—')} ${row('Duration', `${r.durationMs.toFixed(1)} ms`)}
           ${row('Rows', r.rows ?? '—')} ${row('Trace id', r.traceId)}
         </tbody>
-      </table>`;
+      </table>
+      ${shadowCheckSection(shadow)}`;
     return sendPage(reply, 200, layout({ title: `Query ${r.id}`, viewer: s, active: 'queries', body }));
   });
 };

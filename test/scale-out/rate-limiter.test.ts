@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../src/services/rate-limiter.ts';
+import { openRedis, redisReady } from '../../src/store/redis.ts';
+
+/** Redis to test against (e.g. redis://127.0.0.1:6379); keys carry a random prefix of this run. */
+const REDIS_URL = process.env.SQLGATE_TEST_REDIS_URL;
+if (REDIS_URL === undefined)
+  process.stdout.write('scale-out rate limiter: Redis tests skipped, SQLGATE_TEST_REDIS_URL is not set\n');
+
+/** A private redis-server for the outage test (scale-out's port range is 56500–56599). */
+const OWN_REDIS_PORT = 56_510;
+
+const clients: Redis[] = [];
+const prefix = `sqlgate-test-scaleout-${randomBytes(4).toString('hex')}:`;
+afterAll(async () => {
+  if (REDIS_URL !== undefined) {
+    const r = openRedis(REDIS_URL);
+    await redisReady(r, 2_000);
+    const keys = await r.keys(`${prefix}*`);
+    if (keys.length > 0) await r.del(...keys);
+    r.disconnect();
+  }
+  for (const c of clients) c.disconnect();
+});
+
+const open = async (url: string): Promise<Redis> => {
+  const r = openRedis(url);
+  clients.push(r);
+  await redisReady(r, 2_000);
+  return r;
+};
+
+describe('in-memory rate limiter', () => {
+  it('allows exactly the limit per window and resets with the clock', async () => {
+    let now = 60_000 * 1000 + 30_000;
+    const l = createMemoryRateLimiter(5, 60_000, () => now);
+    const verdicts = await Promise.all(Array.from({ length: 8 }, () => l.take('k')));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(5);
+    expect(verdicts[7]).toMatchObject({ remaining: 0, resetSeconds: 30, windowSeconds: 60 });
+    now += 30_000;
+    expect((await l.take('k')).allowed).toBe(true);
+  });
+});
+
+describe.skipIf(REDIS_URL === undefined)('Redis rate limiter', () => {
+  it.each([7, 50, 333])('%i per window across three replicas: exactly that many allowed', async (limit) => {
+    const keyPrefix = `${prefix}${limit}:`;
+    const limiters = await Promise.all(
+      [0, 1, 2].map(async () =>
+        createRedisRateLimiter({
+          redis: await open(REDIS_URL ?? ''),
+          keyPrefix,
+          limit,
+          windowSeconds: 60,
+          onStoreError: 'deny',
+        }),
+      ),
+    );
+    const tries = limit * 2 + 11;
+    const verdicts = await Promise.all(
+      Array.from({ length: tries }, (_, i) => limiters[i % 3]!.take('key_a')),
+    );
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(limit);
+    expect(verdicts.every((v) => v.storeUnavailable === undefined)).toBe(true);
+    const refused = verdicts.find((v) => !v.allowed);
+    expect(refused).toMatchObject({ limit, remaining: 0, windowSeconds: 60 });
+    expect(refused!.resetSeconds).toBeGreaterThan(0);
+    expect(refused!.resetSeconds).toBeLessThanOrEqual(60);
+    // Another key has its own count.
+    expect((await limiters[0]!.take('key_b')).allowed).toBe(true);
+  });
+
+  it('Redis stopped: allow decides in memory, deny refuses; both recover by themselves', async () => {
+    const redisCli = (args: string[]) =>
+      execFileSync('redis-cli', ['-p', String(OWN_REDIS_PORT), ...args], { encoding: 'utf8', stdio: 'pipe' });
+    const start = () =>
+      execFileSync('redis-server', [
+        '--port',
+        String(OWN_REDIS_PORT),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'yes',
+      ]);
+    const stop = () => {
+      try {
+        redisCli(['shutdown', 'nosave']);
+      } catch {
+        // the connection closes as the server stops
+      }
+    };
+    const waitUntil = async (cond: () => Promise<boolean>, ms: number) => {
+      const until = Date.now() + ms;
+      while (!(await cond())) {
+        if (Date.now() > until) throw new Error(`condition not met in ${ms} ms`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    stop();
+    start();
+    try {
+      const url = `redis://127.0.0.1:${OWN_REDIS_PORT}`;
+      const allow = createRedisRateLimiter({
+        redis: await open(url),
+        keyPrefix: prefix,
+        limit: 3,
+        windowSeconds: 60,
+        onStoreError: 'allow',
+      });
+      const deny = createRedisRateLimiter({
+        redis: await open(url),
+        keyPrefix: `${prefix}deny:`,
+        limit: 3,
+        windowSeconds: 60,
+        onStoreError: 'deny',
+      });
+      expect((await deny.take('k')).allowed).toBe(true);
+      stop();
+      await waitUntil(async () => (await deny.take('k')).storeUnavailable === true, 5_000);
+      const down = await deny.take('k');
+      expect(down).toMatchObject({ allowed: false, storeUnavailable: true, resetSeconds: 1 });
+      // allow: the in-memory insurance limiter counts the same limit while Redis is away.
+      const meanwhile = await Promise.all(Array.from({ length: 5 }, () => allow.take('x')));
+      expect(meanwhile.map((v) => v.allowed)).toEqual([true, true, true, false, false]);
+      start();
+      // Back: Redis counts again (a fresh server, so a fresh window), with no restart of the limiter.
+      await waitUntil(async () => (await deny.take('k')).storeUnavailable === undefined, 10_000);
+      expect(Number(redisCli(['get', `${prefix}deny:rl:k`]).trim())).toBeGreaterThanOrEqual(1);
+    } finally {
+      stop();
+    }
+  }, 30_000);
+});
