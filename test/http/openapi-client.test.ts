@@ -81,7 +81,7 @@ describe('the served OpenAPI document', () => {
 /** The client: generated types, a small typed fetch wrapper, and one call per operation. */
 const CLIENT = `import type { paths } from './api.ts';
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Op<P extends keyof paths, M extends Method> = paths[P][M & keyof paths[P]];
 type PathOf<O> = O extends { parameters: { path: infer X } } ? X : never;
 type QueryOf<O> = O extends { parameters: { query?: infer X } } ? X : never;
@@ -94,6 +94,7 @@ declare const process: { argv: string[] };
 export const called: string[] = [];
 const base = process.argv[2] ?? '';
 const key = process.argv[3] ?? '';
+const keyId = process.argv[4] ?? '';
 
 /** Calls one operation; the answer is typed by its status code. */
 export async function call<P extends keyof paths, M extends Method, S extends keyof Answer<Op<P, M>>>(
@@ -141,6 +142,11 @@ const delivery = deliveries.deliveries[0];
 if (delivery === undefined) throw new Error('no delivery');
 await call('post', '/webhooks/deliveries/{id}/redeliver', 202, { path: { id: delivery.id } });
 await call('delete', '/webhooks/endpoints/{id}', 204, { path: { id: ep.id } });
+await call('put', '/account/limits', 200, { body: { usd_per_day: 100 } });
+await call('get', '/account/limits', 200);
+await call('put', '/keys/{id}/limits', 200, { path: { id: keyId }, body: { max_bytes_per_query: 1000000000 } });
+await call('get', '/keys/{id}/limits', 200, { path: { id: keyId } });
+await call('get', '/usage', 200);
 console.log(JSON.stringify({ called, savings, equal, names, secret: secret.startsWith('whsec_'), listed: list.endpoints.length, one: one.id === ep.id, patched: patched.description, rotated: rotated.secret !== secret }));
 `;
 
@@ -179,7 +185,12 @@ describe('a typed client generated from it (openapi-typescript)', () => {
     // Asynchronously: the gateway answering it runs in this process.
     const { stdout: out } = await promisify(execFile)(
       NODE,
-      [join(dir, 'client.ts'), `http://127.0.0.1:${PORT}`, gw.key],
+      [
+        join(dir, 'client.ts'),
+        `http://127.0.0.1:${PORT}`,
+        gw.key,
+        (await gw.services.keys.list())[0]?.id ?? '',
+      ],
       { encoding: 'utf8', cwd: dir, timeout: 60_000 },
     );
     const result = JSON.parse(out) as { called: string[]; names: string[]; equal: boolean; rotated: boolean };

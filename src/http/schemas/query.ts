@@ -136,7 +136,7 @@ export const QueryStreamLineSchema = Type.Union(
       {
         trace_id: Type.String(),
         rewritten_query: Type.String(),
-        warehouse: Type.String(),
+        warehouse: WarehouseName,
         rules_applied: Type.Array(Type.String()),
         fallback: Type.Boolean(),
         cost: CostReportSchema,
