@@ -62,6 +62,8 @@ pre, code { overflow-wrap: anywhere; }
 /* Narrow screens (390 px phones): wide tables scroll inside themselves, the page never sideways. */
 @media (max-width: 40rem) {
   header, main { padding: .75rem 1rem; }
+  header ul, header nav { flex-wrap: wrap; gap: .5rem 1rem; }
+  .who { overflow-wrap: anywhere; }
   table { display: block; overflow-x: auto; position: relative; }
   form.inline > * { min-width: 0; max-width: 100%; }
   input, select { max-width: 100%; box-sizing: border-box; }
