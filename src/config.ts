@@ -69,6 +69,8 @@ export type Config = Readonly<{
   /** Delivery waits at most this long for no request to be in its first 2 × this (0: it never waits). */
   webhookYieldMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `auto`: human-readable lines on a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   publicUrl: string | undefined;
   sessionTtlMinutes: number;
   /** How long a one-time claim or password-reset link printed by the CLI works. */
@@ -192,6 +194,11 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
     'how long webhook delivery waits at most for the requests in their first 2× this many ms (0: never)',
   ],
   ['SQLGATE_LOG_LEVEL', 'info', 'fatal, error, warn, info, debug, trace or silent'],
+  [
+    'SQLGATE_LOG_FORMAT',
+    'auto',
+    'json (one object per line), pretty (human-readable) or auto (pretty on a terminal, else json)',
+  ],
   ['SQLGATE_PUBLIC_URL', '', 'the URL people reach the gateway at (printed on start)'],
   ['SQLGATE_SESSION_TTL_MINUTES', '720', 'dashboard sign-in lifetime'],
   [
@@ -374,6 +381,7 @@ export const loadConfig = (env: Env): Config => {
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       'info',
     ),
+    logFormat: oneOf(env, 'SQLGATE_LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     publicUrl: url(env, 'SQLGATE_PUBLIC_URL', ['http', 'https']),
     sessionTtlMinutes: int(env, 'SQLGATE_SESSION_TTL_MINUTES', 720, 1, 60 * 24 * 90),
     accountLinkTtlHours: int(env, 'SQLGATE_ACCOUNT_LINK_TTL_HOURS', 72, 1, 24 * 30),
@@ -385,3 +393,40 @@ export const loadConfig = (env: Env): Config => {
 
 /** Reads the process environment: the one place that does. */
 export const loadConfigFromProcess = (): Config => loadConfig(process.env);
+
+/** Edit distance (Levenshtein) between two names. */
+const distance = (a: string, b: string): number => {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+};
+
+export type UnknownSetting = { readonly name: string; readonly closest: string | undefined };
+
+/**
+ * `SQLGATE_*` variables that are no setting (a misspelling is otherwise silently ignored), each with the
+ * closest valid name when one is near. `SQLGATE_TEST_*` belong to the test suites.
+ */
+export const unknownSettings = (env: Env): UnknownSetting[] => {
+  const known = SETTINGS.map(([name]) => name);
+  return Object.keys(env)
+    .filter((k) => k.startsWith('SQLGATE_') && !k.startsWith('SQLGATE_TEST_') && !known.includes(k))
+    .sort()
+    .map((name) => {
+      const upper = name.toUpperCase();
+      let best: { n: string; d: number } | undefined;
+      for (const n of known) {
+        const d = distance(upper, n);
+        if (best === undefined || d < best.d) best = { n, d };
+      }
+      const near = best !== undefined && best.d <= Math.max(2, Math.floor(best.n.length / 4));
+      return { name, closest: near ? best?.n : undefined };
+    });
+};
+
+export const unknownSettingsInProcess = (): UnknownSetting[] => unknownSettings(process.env);

@@ -29,6 +29,8 @@ export const adminCommands = (deps: {
   keys: ApiKeyService;
   links: AccountLinkService;
   baseUrl: string;
+  /** The email of an account, for `keys list`'s account column. */
+  accountEmail?: (accountId: string) => Promise<string | undefined>;
   /** `sqlgate rules`: the rule quarantine of shadow verification. */
   rules?: RuleAdmin;
 }): Record<string, AdminCommand> => {
@@ -36,6 +38,12 @@ export const adminCommands = (deps: {
   const keys = keyCommands(deps.keys);
   return {
     ...keys,
+    'keys.list': async () => {
+      const list = await keys['keys.list']();
+      const emails = new Map<string, string | undefined>();
+      for (const id of new Set(list.map((k) => k.account_id))) emails.set(id, await deps.accountEmail?.(id));
+      return list.map((k) => ({ ...k, account: emails.get(k.account_id) ?? null }));
+    },
     // A new account gets its claim link with its first key: printed once, on stderr, by `keys create`.
     'keys.create': async (args) => {
       const created = await keys['keys.create'](args);

@@ -1,4 +1,4 @@
-import { ConfigError, SETTINGS, loadConfigFromProcess } from '../config.ts';
+import { ConfigError, SETTINGS, loadConfigFromProcess, unknownSettingsInProcess } from '../config.ts';
 import type { Config } from '../config.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
 import { createApiKeyService } from '../services/api-keys.ts';
@@ -6,6 +6,7 @@ import { RULES } from '../core/rewrite/rules/index.ts';
 import { createRuleAdmin } from '../services/rule-quarantine.ts';
 import type { RuleAdmin } from '../services/rule-quarantine.ts';
 import { openStore } from '../runtime.ts';
+import { findAccountById } from '../store/accounts.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import type { LinkOutput } from './admin-commands.ts';
 import { callAdmin } from './admin-socket.ts';
@@ -48,7 +49,16 @@ const flag = (args: string[], name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 
+/** A misspelled SQLGATE_* variable would be silently ignored: say so, with the closest valid name. */
+const warnUnknownSettings = (): void => {
+  for (const u of unknownSettingsInProcess())
+    errOut(
+      `sqlgate: warning: ${u.name} is not a setting and is ignored${u.closest ? `; did you mean ${u.closest}?` : ''} (sqlgate serve --help lists them)`,
+    );
+};
+
 const withConfig = (): Config | undefined => {
+  warnUnknownSettings();
   try {
     return loadConfigFromProcess();
   } catch (e) {
@@ -79,6 +89,7 @@ const runAdminCommand = async (config: Config, command: AdminCommandName, args: 
     const commands = adminCommands({
       keys: createApiKeyService(db),
       links: createAccountLinkService(db, { ttlMs: config.accountLinkTtlHours * 3_600_000 }),
+      accountEmail: async (id: string) => (await findAccountById(db, id))?.email,
       baseUrl: linkBaseUrl(config.publicUrl, config.host, config.port),
       rules: createRuleAdmin(
         db,
@@ -105,8 +116,14 @@ const keys = async (args: string[]): Promise<number> => {
   const sub = args[0];
   if (sub === 'create') {
     const account = flag(args, '--account');
-    if (account === undefined || !EMAIL_ARG.test(account)) {
-      errOut('sqlgate keys create: --account <email> is required');
+    if (account === undefined || account.startsWith('--')) {
+      errOut('sqlgate keys create: --account <email> is required, e.g. --account you@example.com');
+      return 2;
+    }
+    if (!EMAIL_ARG.test(account)) {
+      errOut(
+        `sqlgate keys create: --account takes an email address (the account's sign-in), e.g. you@example.com; got "${account}"`,
+      );
       return 2;
     }
     const expires = flag(args, '--expires');
@@ -132,12 +149,14 @@ const keys = async (args: string[]): Promise<number> => {
   if (sub === 'list') {
     const list = (await runAdminCommand(config, 'keys.list', {})) as Array<Record<string, unknown>>;
     if (args.includes('--json')) out(JSON.stringify(list));
-    else
-      for (const k of list)
-        out(
-          `${String(k.id)}\t${String(k.prefix)}…\t${String(k.name)}\t${k.revoked_at ? 'revoked' : 'active'}\tlast used ${typeof k.last_used_at === 'string' ? k.last_used_at : 'never'}`,
-        );
+    else out(keyTable(list));
     return 0;
+  }
+  if (sub === 'revoke' && (args[1] === undefined || args[1].startsWith('--'))) {
+    errOut(
+      'sqlgate keys revoke: which key? Give its id, e.g. sqlgate keys revoke key_0123456789abcdef0123 (`sqlgate keys list` shows the ids)',
+    );
+    return 2;
   }
   if (sub === 'revoke' && args[1] !== undefined) {
     const done = await runAdminCommand(config, 'keys.revoke', { id: args[1] });
@@ -148,8 +167,42 @@ const keys = async (args: string[]): Promise<number> => {
     out(`revoked ${args[1]}`);
     return 0;
   }
-  errOut(USAGE);
+  errOut(
+    sub === undefined
+      ? `sqlgate keys: which command? create, list or revoke\n\n${USAGE}`
+      : `sqlgate keys: unknown command "${sub}"; use create, list or revoke\n\n${USAGE}`,
+  );
   return 2;
+};
+
+/** `keys list` as aligned columns with a header (never the keys themselves). */
+const keyTable = (list: ReadonlyArray<Record<string, unknown>>): string => {
+  if (list.length === 0) return 'No API keys yet. Create one: sqlgate keys create --account you@example.com';
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const rows = [
+    ['ID', 'ACCOUNT', 'PREFIX', 'NAME', 'STATE', 'LAST USED'],
+    ...list.map((k) => [
+      str(k.id),
+      str(k.account) || str(k.account_id),
+      `${str(k.prefix)}…`,
+      str(k.name),
+      k.revoked_at
+        ? 'revoked'
+        : typeof k.expires_at === 'string' && Date.parse(k.expires_at) < Date.now()
+          ? 'expired'
+          : 'active',
+      str(k.last_used_at) || 'never',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 };
 
 const accounts = async (args: string[]): Promise<number> => {

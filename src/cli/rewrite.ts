@@ -49,7 +49,8 @@ const loadCatalog = async (file: string | undefined): Promise<Catalog | string |
 /**
  * `sqlgate rewrite`: prints each input's rewritten SQL (in the warehouse's dialect), or with `--json` one line
  * per input `{"file","rewritten_query","rules_applied","fallback"}`. Reads stdin when no file is named.
- * Exit code 0, or 1 when an input does not parse, 2 on bad arguments.
+ * An input that does not parse prints nothing on stdout (a `{"file","error"}` line with `--json`) and its
+ * error with line and column on stderr. Exit code 0, or 1 when an input does not parse, 2 on bad arguments.
  */
 export async function rewriteCommand(args: string[], io: CliIo): Promise<number> {
   let parsed;
@@ -72,7 +73,8 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
   const { values, positionals } = parsed;
   if (values.help === true) return (io.stdout(`${USAGE}\n`), 0);
   if (values.warehouse === undefined) return (io.stderr(`--warehouse is required\n${USAGE}\n`), 2);
-  const picked = dialectFor(values.warehouse, values.dialect);
+  // Warehouse names in any letter case, as in the API (`BigQuery` is bigquery).
+  const picked = dialectFor(values.warehouse.toLowerCase(), values.dialect);
   if (!picked.ok) return (io.stderr(`${picked.message}\n`), 2);
   const dialect = picked.dialect;
   const catalog = await loadCatalog(values.schema);
@@ -94,6 +96,18 @@ export async function rewriteCommand(args: string[], io: CliIo): Promise<number>
         : p.failure.kind === 'too-deep'
           ? 'nested too deeply to rewrite'
           : p.failure.message;
+      if (!p.ok && p.failure.kind === 'syntax') {
+        // Not SQL the warehouse would run: say where, print nothing to rewrite (stdout is for SQL).
+        const { line, column } = p.failure;
+        const at = line !== undefined && column !== undefined ? `:${line}:${column}` : '';
+        io.stderr(`${file ?? '<stdin>'}${at}: invalid SQL: ${why}\n`);
+        if (values.json === true)
+          io.stdout(
+            `${JSON.stringify({ file, error: { code: 'invalid-sql', message: why, line, column } })}\n`,
+          );
+        status = 1;
+        continue;
+      }
       io.stderr(`${file ?? '<stdin>'}: ${why}\n`);
       if (values.json === true)
         io.stdout(`${JSON.stringify({ file, rewritten_query: sql, rules_applied: [], fallback: true })}\n`);

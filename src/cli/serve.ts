@@ -2,11 +2,18 @@ import type { Config } from '../config.ts';
 import { buildApp } from '../http/app.ts';
 import { closeServices, createServices } from '../runtime.ts';
 import { createAccountLinkService } from '../services/account-links.ts';
+import { findAccountById } from '../store/accounts.ts';
 import { RULES } from '../core/rewrite/rules/index.ts';
 import { createRuleAdmin } from '../services/rule-quarantine.ts';
 import { adminCommands, linkBaseUrl } from './admin-commands.ts';
 import { listenAdmin } from './admin-socket.ts';
 import { isClusterWorker, isFirstWorker, serveClustered } from './cluster.ts';
+import { prettyLogStream } from './log-pretty.ts';
+
+/** Said instead of a stack when the port is taken: what to do about it. */
+export const portInUseMessage = (host: string, port: number): string =>
+  `port ${port} on ${host} is already in use (is sqlgate already running?). Stop the other process, or pick ` +
+  `another port: SQLGATE_PORT=${port === 65535 ? 8081 : port + 1} npm start (SQLGATE_PORT=0 takes any free port).`;
 
 /** `sqlgate serve`: runs until SIGTERM/SIGINT, then finishes in-flight requests and closes. Returns -1 while serving. */
 export const serve = async (config: Config): Promise<number> => {
@@ -16,8 +23,18 @@ export const serve = async (config: Config): Promise<number> => {
   const say = (s: string) => (quiet ? undefined : process.stdout.write(`${s}\n`));
   const started = Date.now();
   const services = await createServices(config, { progress: say });
-  const app = await buildApp(config, services);
-  const address = await app.listen({ host: config.host, port: config.port });
+  const pretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && process.stdout.isTTY);
+  const app = await buildApp(config, services, pretty ? { logStream: prettyLogStream(process.stdout) } : {});
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (e) {
+    await app.close();
+    await closeServices(services);
+    if ((e as { code?: unknown }).code === 'EADDRINUSE')
+      throw new Error(portInUseMessage(config.host, config.port), { cause: e });
+    throw e;
+  }
   services.webhookDispatcher.start();
   const base = config.publicUrl ?? address.replace('://[::1]', '://localhost');
   const listening = new URL(address);
@@ -30,6 +47,7 @@ export const serve = async (config: Config): Promise<number> => {
       () => services.quarantine?.refresh() ?? Promise.resolve(),
     ),
     // Links point where people reach this server: SQLGATE_PUBLIC_URL, else the address it listens on.
+    accountEmail: async (id: string) => (await findAccountById(services.db, id))?.email,
     baseUrl: linkBaseUrl(
       config.publicUrl,
       listening.hostname.replace(/^\[|\]$/g, ''),

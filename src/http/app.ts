@@ -19,6 +19,8 @@ import { registerDashboard } from './dashboard/plugin.ts';
 import { sendNotFoundPage } from './dashboard/layout.ts';
 import { badPathParam, headerBytes } from './edge-guards.ts';
 import { requestSerializer } from './log-redaction.ts';
+import { lowerCaseWarehouse, validationDetail } from './request-wording.ts';
+import { RequestLogController } from './request-log.ts';
 import type { DestinationStream } from 'pino';
 
 export type App = FastifyInstance;
@@ -86,6 +88,8 @@ export const buildApp = async (
               censor: '[redacted]',
             },
           },
+    // One line per request at debug (request-log.ts), not Fastify's two at info.
+    logController: new RequestLogController(),
     bodyLimit: config.maxBodyBytes,
     // GET /cost carries the query in the URL: Node's bound (request line + header fields) allows a URL as long
     // as the query limit needs, percent-encoded; the header fields alone are bounded in onRequest (edge-guards.ts).
@@ -156,7 +160,15 @@ export const buildApp = async (
   });
 
   app.addSchema(ProblemSchema);
-  await app.register(fastifySwagger, { openapi: openApiDocument(), hideUntagged: false });
+  await app.register(fastifySwagger, {
+    openapi: openApiDocument(config.publicUrl),
+    hideUntagged: false,
+    // Shared schemas keep their $id as their name in components.schemas (`Problem`, not `def-0`).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
 
   const sendProblem = (
     reply: FastifyReply,
@@ -192,6 +204,8 @@ export const buildApp = async (
       return sendProblem(reply, req, e.code, e.detail, { ...e.context });
     }
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (mapped === 'invalid-request' && fe.code === 'FST_ERR_VALIDATION')
+      return sendProblem(reply, req, mapped, validationDetail(fe));
     if (mapped) return sendProblem(reply, req, mapped, fe.message);
     if (error instanceof SyntaxError || fe.statusCode === 400)
       return sendProblem(reply, req, 'malformed-json', 'The request body is not valid JSON.');
@@ -245,6 +259,7 @@ export const buildApp = async (
     // The API speaks JSON only: a text body is 415, not a string that fails validation.
     api.removeContentTypeParser('text/plain');
     api.addHook('onRequest', auth);
+    api.addHook('preValidation', lowerCaseWarehouse);
     await registerApiRoutes(api, services, config);
   });
   await registerDashboard(app, services, config);

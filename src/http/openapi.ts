@@ -1,13 +1,23 @@
 import { budgetWebhook } from './openapi-budget.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import { PROBLEM_BASE } from './problem.ts';
 
-/** The static parts of the OpenAPI 3.1.0 document; paths come from the route schemas. */
-export const openApiDocument = (): Partial<OpenAPIV3_1.Document> => ({
+/**
+ * The static parts of the OpenAPI 3.1.0 document; paths come from the route schemas. `publicUrl`
+ * (SQLGATE_PUBLIC_URL) is the server clients call; without it, `/`: the host that served the document.
+ */
+export const openApiDocument = (publicUrl?: string): Partial<OpenAPIV3_1.Document> => ({
   openapi: '3.1.0',
+  servers: [
+    publicUrl === undefined
+      ? { url: '/', description: 'This gateway (the address this document was fetched from)' }
+      : { url: publicUrl.replace(/\/+$/, ''), description: 'This gateway' },
+  ],
   info: {
     title: 'sqlgate',
     version: '1.0.0',
+    license: { name: 'Proprietary (UNLICENSED)', identifier: 'LicenseRef-sqlgate-proprietary' },
     description:
       'SQL query gateway: rewrites a query into a cheaper form that returns the same result, runs it on BigQuery, ' +
       `Snowflake or Aurora, estimates costs and verifies result equivalence. Errors are RFC 9457 problems whose type is ${PROBLEM_BASE}<code>.`,
@@ -63,7 +73,7 @@ export const openApiDocument = (): Partial<OpenAPIV3_1.Document> => ({
                     ],
                     properties: {
                       trace_id: { type: 'string' },
-                      warehouse: { type: 'string' },
+                      warehouse: { type: 'string', enum: [...WAREHOUSE_NAMES] },
                       rewritten_query: { type: 'string' },
                       duration_ms: { type: 'number' },
                       rows: { type: 'integer' },

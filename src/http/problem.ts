@@ -34,7 +34,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   'budget-exhausted': 429,
 };
 
-const TITLES: Readonly<Record<ErrorCode, string>> = {
+export const TITLES: Readonly<Record<ErrorCode, string>> = {
   'invalid-request': 'Invalid request',
   'malformed-json': 'Malformed JSON',
   'invalid-sql': 'Invalid SQL',

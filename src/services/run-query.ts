@@ -291,6 +291,8 @@ export const createQueryService = (deps: {
           rows: null,
           status: 'error',
           errorCode: isGatewayError(e) ? e.code : 'internal',
+          // The dashboard shows the failure as the client saw it (query-failed: the warehouse's message).
+          errorDetail: isGatewayError(e) ? e.detail : null,
         }).catch(() => undefined);
         throw e;
       } finally {

@@ -19,6 +19,8 @@ export type QueryLogEntry = {
   rows: number | null;
   status: 'ok' | 'error';
   errorCode: string | null;
+  /** A failure's message as the client got it (query-failed: the warehouse's words); migration 009. */
+  errorDetail?: string | null;
 };
 
 export type QueryLogRecord = QueryLogEntry & { id: string; createdAt: Date };
@@ -68,9 +70,13 @@ export const recordQuery = async (
   event: LoggedEvent | null,
 ): Promise<{ id: string; evented: boolean }> => {
   if (event === null) {
+    // A failure's message goes in the same statement (no event is written for a failure).
+    const detail = e.errorDetail ?? null;
     const { rows } = await db.query<{ id: string | number }>(
-      `INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id`,
-      params(e),
+      detail === null
+        ? `INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id`
+        : `INSERT INTO query_log (${COLUMNS}, error_detail) VALUES (${VALUES}, $19) RETURNING id`,
+      detail === null ? params(e) : [...params(e), detail.slice(0, 4000)],
     );
     return { id: String(rows[0]?.id), evented: false };
   }

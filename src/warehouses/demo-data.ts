@@ -108,10 +108,11 @@ export const generateDemoData = async (
 ): Promise<void> => {
   const statements = demoDataStatements(scale);
   await conn.run('BEGIN TRANSACTION');
-  for (const [i, sql] of statements.entries()) {
-    const table = /^(?:CREATE TABLE|INSERT INTO) (\w+)/.exec(sql)?.[1];
-    if (table !== undefined && sql.startsWith('INSERT'))
-      progress(`generating demo table ${table} (${i + 1}/${statements.length})`);
+  let filled = 0;
+  for (const sql of statements) {
+    // One line per table, counted over the tables (not the statements that build them).
+    const table = /^INSERT INTO (\w+)/.exec(sql)?.[1];
+    if (table !== undefined) progress(`generating demo table ${table} (${++filled}/${DEMO_TABLES.length})`);
     await conn.run(sql);
   }
   await conn.run('COMMIT');

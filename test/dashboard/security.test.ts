@@ -76,7 +76,7 @@ describe('dashboard security', () => {
     await other.get('/keys');
     expect((await c.post('/keys', { name: 'x', _csrf: other.csrf() })).statusCode).toBe(403);
     const own = c.csrf((await c.get('/keys')).body);
-    expect((await c.post('/keys', { name: 'x', _csrf: own })).statusCode).toBe(201);
+    expect((await c.post('/keys', { name: 'x', _csrf: own })).statusCode).toBe(303);
   });
 
   it('issues a new session id at sign-in (a planted cookie is not kept)', async () => {
@@ -165,8 +165,9 @@ describe('dashboard security', () => {
     const evil = '<script>alert(1)</script>';
     const c = new InjectClient(server.app);
     await c.signUp('xss@example.com');
-    const created = await c.post('/keys', { _csrf: c.csrf((await c.get('/keys')).body), name: evil });
-    expect(created.statusCode).toBe(201);
+    const posted = await c.post('/keys', { _csrf: c.csrf((await c.get('/keys')).body), name: evil });
+    expect(posted.statusCode).toBe(303); // POST/redirect/GET: the key is shown on the GET
+    const created = await c.get('/keys');
     const key = /data-testid="new-api-key">([^<]+)</.exec(created.body)?.[1] ?? '';
     const q = await server.app.inject({
       method: 'POST',
@@ -204,10 +205,11 @@ describe('dashboard security', () => {
   it("answers 404 to actions on another account's key or endpoint", async () => {
     const owner = new InjectClient(server.app);
     await owner.signUp('owner@example.com');
-    const created = await owner.post('/keys', {
+    await owner.post('/keys', {
       _csrf: owner.csrf((await owner.get('/keys')).body),
       name: 'mine',
     });
+    const created = await owner.get('/keys');
     const key = /data-testid="new-api-key">([^<]+)</.exec(created.body)?.[1] ?? '';
     const keyId = /data-key-id="([^"]+)"/.exec(created.body)?.[1] ?? '';
     const ep = await owner.post('/endpoints', {

@@ -1,6 +1,7 @@
 import { parse, tokenize, validate } from '@polyglot-sql/sdk';
 import type { SqlDialect } from './dialect.ts';
 import { toLibraryDialect } from './polyglot.ts';
+import { describeSyntaxError } from './syntax-message.ts';
 import { isRecord, visitObjects } from './tree.ts';
 import type { Statement } from './tree.ts';
 
@@ -36,15 +37,15 @@ export const parseSql = (sql: string, dialect: SqlDialect, opts: { strict?: bool
     // The library reports its guard only through the message; this is the one place that reads it.
     if (DEPTH_CODES.some((c) => message.includes(c)))
       return { ok: false, failure: { kind: 'too-deep', message } };
-    return {
-      ok: false,
-      failure: {
-        kind: 'syntax',
-        message: cleanMessage(message),
-        line: result.errorLine,
-        column: result.errorColumn,
-      },
-    };
+    // Worded for people: what they wrote and where it starts, never the parser's token names.
+    const said = describeSyntaxError(
+      sql,
+      message,
+      result.errorLine,
+      result.errorColumn,
+      tokenizeSql(sql, dialect),
+    );
+    return { ok: false, failure: { kind: 'syntax', ...said } };
   }
   // `strict: false` skips the strict check, for texts we produced ourselves and check on their own.
   const strict =
@@ -57,9 +58,7 @@ export const parseSql = (sql: string, dialect: SqlDialect, opts: { strict?: bool
       ok: false,
       failure: {
         kind: 'syntax',
-        message: firstError.message,
-        line: firstError.line,
-        column: firstError.column,
+        ...describeSyntaxError(sql, firstError.message, firstError.line, firstError.column, undefined),
       },
     };
   }
@@ -81,8 +80,6 @@ export const checkSyntax = (sql: string, dialect: SqlDialect): boolean => {
   const strict = validate(sql, VALIDATE_DIALECT[dialect], { strictSyntax: true });
   return strict.valid && !strict.errors.some((e) => e.severity === 'error');
 };
-
-const cleanMessage = (m: string): string => m.replace(/^Parse error at line \d+, column \d+: /, '');
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 type Ident = { name: string; quoted: boolean } & Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { generate, transpile } from '@polyglot-sql/sdk';
+import { format, generate, transpile } from '@polyglot-sql/sdk';
 import type { SqlDialect } from './dialect.ts';
 import { tokenizeSql } from './parse.ts';
 import { toLibraryDialect } from './polyglot.ts';
@@ -196,5 +196,21 @@ export const toDuckDb = (stmt: Statement, from: SqlDialect, opts: ToDuckDbOption
     };
   } catch (e) {
     return { ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+};
+
+/**
+ * The text laid out one clause per line, for people reading it (the dashboard's diff); undefined when the
+ * library cannot (then show the text as written). Never sent to a warehouse. Texts over 20,000 characters
+ * are not laid out (their reader scrolls anyway, and the layout costs time on the serving thread).
+ */
+export const prettySql = (sql: string, dialect: SqlDialect): string | undefined => {
+  if (sql.length > 20_000) return undefined;
+  try {
+    const r = format(sql, toLibraryDialect(dialect));
+    const text = r.success ? r.sql?.join(';\n') : undefined;
+    return text === undefined || text.trim() === '' ? undefined : text;
+  } catch {
+    return undefined;
   }
 };

@@ -52,6 +52,22 @@ ins { background: var(--add); text-decoration: none; }
 .pager { display:flex; gap:1rem; align-items:center; }
 .status-ok { color: var(--ok); } .status-error { color: var(--bad); }
 @media (max-width: 40rem) { .diff { grid-template-columns: 1fr; } }
+.note { color: var(--muted); font-size: .9em; }
+.cards dd.note { font-size: .9rem; font-weight: 400; }
+.failure { border-left:4px solid var(--bad); padding:.5rem 1rem; background:#fff5f5; }
+.failure pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
+th a { color: inherit; }
+caption { text-align: left; font-weight: 600; }
+pre, code { overflow-wrap: anywhere; }
+/* Narrow screens (390 px phones): wide tables scroll inside themselves, the page never sideways. */
+@media (max-width: 40rem) {
+  header, main { padding: .75rem 1rem; }
+  header ul, header nav { flex-wrap: wrap; gap: .5rem 1rem; }
+  .who { overflow-wrap: anywhere; }
+  table { display: block; overflow-x: auto; position: relative; }
+  form.inline > * { min-width: 0; max-width: 100%; }
+  input, select { max-width: 100%; box-sizing: border-box; }
+}
 `;
 
 /** Copy buttons: the only script. Progressive: without it the key is still shown and selectable. */

@@ -4,10 +4,11 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { isLocalDialect, localFamilies } from '../../core/sql/translate/index.ts';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
+import { WarehouseName } from '../schemas/query.ts';
 import type { Services } from '../services.ts';
 
 const WarehouseInfo = Type.Object({
-  name: Type.String(),
+  name: WarehouseName,
   mode: Type.Union([Type.Literal('local'), Type.Literal('connected')]),
   dialect: Type.String(),
   engine: Type.String(),

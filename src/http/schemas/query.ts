@@ -11,6 +11,9 @@ const Warehouse = Type.String({
   examples: [WAREHOUSE_NAMES[0]],
 });
 
+/** A warehouse name in an answer (always the registry's lower-case spelling). */
+export const WarehouseName = Type.String({ enum: [...WAREHOUSE_NAMES] });
+
 export const QueryRequest = Type.Object(
   {
     query: Type.String({ description: 'Raw SQL to execute', minLength: 1 }),
@@ -48,7 +51,7 @@ export const CostReportSchema = Type.Object(
     optimized_cost: Type.Number({ description: 'USD' }),
     savings: Type.Number({ description: 'original_cost − optimized_cost, USD' }),
     currency: Type.Literal('USD'),
-    warehouse: Type.String(),
+    warehouse: WarehouseName,
     method: Type.Union([
       Type.Literal('dry_run'),
       Type.Literal('explain'),
@@ -92,7 +95,7 @@ export const QueryResultSchema = Type.Object(
     rewritten_query: Type.String({ description: 'The SQL the service actually executed' }),
     duration_ms: Type.Number(),
     rows: Type.Integer({ description: 'Row count of the result set' }),
-    warehouse: Type.String(),
+    warehouse: WarehouseName,
     rules_applied: Type.Array(Type.String()),
     fallback: Type.Boolean({
       description: 'true when the rewrite was skipped or failed and the original ran',
@@ -133,7 +136,7 @@ export const QueryStreamLineSchema = Type.Union(
       {
         trace_id: Type.String(),
         rewritten_query: Type.String(),
-        warehouse: Type.String(),
+        warehouse: WarehouseName,
         rules_applied: Type.Array(Type.String()),
         fallback: Type.Boolean(),
         cost: CostReportSchema,

@@ -6,6 +6,8 @@ import type { HtmlValue } from '../html.ts';
 import { formatTime, layout, sendNotFoundPage, sendPage } from '../layout.ts';
 import type { Viewer } from '../layout.ts';
 import { field, sessionOf } from '../session.ts';
+import { createKeyFlash } from '../key-flash.ts';
+import type { NewKey } from '../key-flash.ts';
 
 const MAX_NAME = 100;
 
@@ -86,17 +88,33 @@ const parseExpiry = (v: string): Date | null | 'invalid' => {
   return Number.isNaN(d.getTime()) || d.getTime() <= Date.now() ? 'invalid' : d;
 };
 
+/** The new key, shown once (GET /keys right after the POST that created it). */
+const newKeyPanel = (created: NewKey) =>
+  html`<section class="notice" aria-labelledby="new-key-title">
+    <h2 id="new-key-title">New API key “${created.name}”</h2>
+    <p>Copy it now: it will not be shown again.</p>
+    <div class="secret">
+      <code id="new-api-key" data-testid="new-api-key">${created.key}</code>
+      <button type="button" class="secondary" data-copy="new-api-key">Copy</button>
+      <span id="new-api-key-status" role="status"></span>
+    </div>
+  </section>`;
+
 export const registerKeyPages = (app: FastifyInstance, deps: DashboardDeps): void => {
   const { keys } = deps.services;
+  const flash = createKeyFlash(deps.config.dashboardSecret);
   const findKey = async (accountId: string, id: string) =>
     (await keys.list(accountId)).find((k) => k.id === id);
 
   app.get('/keys', { schema: { hide: true } }, async (req, reply) => {
     const s = sessionOf(req);
     const revoked = (req.query as Record<string, unknown>).revoked !== undefined;
-    const top = revoked
-      ? html`<p class="notice" role="status">The key was revoked. The API refuses it from now on.</p>`
-      : '';
+    const created = flash.take(req, reply, s.csrfToken);
+    const top = created
+      ? newKeyPanel(created)
+      : revoked
+        ? html`<p class="notice" role="status">The key was revoked. The API refuses it from now on.</p>`
+        : '';
     return sendPage(reply, 200, keysPage({ viewer: s, keys: await keys.list(s.accountId), top }));
   });
 
@@ -114,17 +132,10 @@ export const registerKeyPages = (app: FastifyInstance, deps: DashboardDeps): voi
       return sendPage(reply, 422, keysPage({ viewer: s, keys: await keys.list(s.accountId), error, name }));
     }
     const created = await keys.createForAccount(s.accountId, name, expiry);
-    // Shown in this response only: it is not stored, so it cannot be shown again.
-    const top = html`<section class="notice" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">New API key “${created.record.name}”</h2>
-      <p>Copy it now: it will not be shown again.</p>
-      <div class="secret">
-        <code id="new-api-key" data-testid="new-api-key">${created.key}</code>
-        <button type="button" class="secondary" data-copy="new-api-key">Copy</button>
-        <span id="new-api-key-status" role="status"></span>
-      </div>
-    </section>`;
-    return sendPage(reply, 201, keysPage({ viewer: s, keys: await keys.list(s.accountId), top }));
+    // POST/redirect/GET: the key rides to GET /keys in an encrypted one-time cookie and is shown there once;
+    // reloading that page never posts again.
+    flash.put(req, reply, s.csrfToken, { key: created.key, name: created.record.name });
+    return reply.redirect('/keys', 303);
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', { schema: { hide: true } }, async (req, reply) => {

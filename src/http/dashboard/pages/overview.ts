@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  dailySeries,
-  queryTotals,
-  topRulesBySavings,
-  totalsByWarehouse,
-} from '../../../store/query-stats.ts';
+import { dailySeries, totalsByWarehouse } from '../../../store/query-stats.ts';
+import { cumulativeSavings, savingsByRule, savingsSummary } from '../../../store/dashboard-savings.ts';
+import { cumulativeChart, outcomeSplit, rulesTable, savingsCards } from '../savings-views.ts';
 import { barChart } from '../chart.ts';
 import type { DashboardDeps } from '../deps.ts';
 import { html } from '../html.ts';
@@ -17,12 +14,13 @@ export const registerOverviewPage = (app: FastifyInstance, deps: DashboardDeps):
   const { db, keys } = deps.services;
   app.get('/overview', { schema: { hide: true } }, async (req, reply) => {
     const s = sessionOf(req);
-    const [totals, series, rules, warehouses, myKeys] = await Promise.all([
-      queryTotals(db, s.accountId),
+    const [series, rules, warehouses, myKeys, summary, cumulative] = await Promise.all([
       dailySeries(db, s.accountId, DAYS),
-      topRulesBySavings(db, s.accountId, 10),
+      savingsByRule(db, s.accountId),
       totalsByWarehouse(db, s.accountId),
       keys.list(s.accountId),
+      savingsSummary(db, s.accountId),
+      cumulativeSavings(db, s.accountId, DAYS),
     ]);
     const start =
       myKeys.length === 0
@@ -31,25 +29,7 @@ export const registerOverviewPage = (app: FastifyInstance, deps: DashboardDeps):
           </p>`
         : '';
     const body = html`<h1>Overview</h1>
-      ${start}
-      <dl class="cards" data-testid="totals">
-        <div>
-          <dt>Queries</dt>
-          <dd data-testid="total-queries">${totals.queries.toLocaleString('en-US')}</dd>
-        </div>
-        <div>
-          <dt>Original cost</dt>
-          <dd>${formatUsd(totals.original)}</dd>
-        </div>
-        <div>
-          <dt>Optimized cost</dt>
-          <dd>${formatUsd(totals.optimized)}</dd>
-        </div>
-        <div>
-          <dt>Saved</dt>
-          <dd data-testid="total-saved">${formatUsd(totals.saved)}</dd>
-        </div>
-      </dl>
+      ${start} ${savingsCards(summary)} ${outcomeSplit(summary)}
       <h2>Last ${DAYS} days</h2>
       ${barChart({
         id: 'chart-queries',
@@ -65,30 +45,9 @@ export const registerOverviewPage = (app: FastifyInstance, deps: DashboardDeps):
         format: (v) => formatUsd(v),
         color: '#1a7f37',
       })}
-      <h2>Top rewrite rules by savings</h2>
-      ${
-        rules.length === 0
-          ? html`<p>No rewrite rule has changed a query yet.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Rule</th>
-                  <th scope="col" class="num">Queries</th>
-                  <th scope="col" class="num">USD saved</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rules.map(
-                  (r) =>
-                    html`<tr>
-                      <td><code>${r.rule}</code></td>
-                      <td class="num">${r.queries}</td>
-                      <td class="num">${formatUsd(r.saved)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${cumulativeChart(cumulative, DAYS)}
+      <h2>Savings by rewrite rule</h2>
+      ${rulesTable(rules, summary.saved)}
       <h2>By warehouse</h2>
       ${
         warehouses.length === 0

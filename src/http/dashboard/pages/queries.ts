@@ -1,9 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { diffWords } from '../../../core/text-diff.ts';
 import type { DiffSegment } from '../../../core/text-diff.ts';
-import { distinctWarehouses, findQueryLogEntry, searchQueryLog } from '../../../store/query-stats.ts';
+import { distinctWarehouses, findQueryLogEntry } from '../../../store/query-stats.ts';
 import type { QueryLogFilter } from '../../../store/query-stats.ts';
-import { WAREHOUSE_NAMES } from '../../../warehouses/index.ts';
+import { QUERY_SORTS, searchQueries } from '../../../store/query-search.ts';
+import type { QuerySearch, QuerySort } from '../../../store/query-search.ts';
+import { errorDetailOf } from '../../../store/dashboard-savings.ts';
+import {
+  bytesCell,
+  detailExtras,
+  formatBytes,
+  percentSaved,
+  prettyDiffTexts,
+  rulesCell,
+  sortHeader,
+} from '../query-views.ts';
+import { WAREHOUSE_NAMES, WAREHOUSES } from '../../../warehouses/index.ts';
 import type { DashboardDeps } from '../deps.ts';
 import { html } from '../html.ts';
 import { formatTime, formatUsd, layout, sendNotFoundPage, sendPage } from '../layout.ts';
@@ -28,6 +40,14 @@ const filterOf = (q: Query): QueryLogFilter => ({
   to: day(q.to),
 });
 
+/** The filter plus the text search and the order (unknown values fall back to newest first). */
+const searchOf = (q: Query): QuerySearch => ({
+  ...filterOf(q),
+  text: q.q !== undefined && q.q.length <= 200 ? q.q : undefined,
+  sort: (QUERY_SORTS as readonly string[]).includes(q.sort ?? '') ? (q.sort as QuerySort) : undefined,
+  direction: q.dir === 'asc' ? 'asc' : undefined,
+});
+
 const selectOptions = (values: readonly string[], selected: string | undefined, anyLabel: string) =>
   html` <option value="">${anyLabel}</option>
     ${values.map((v) => html`<option value="${v}" ${v === selected ? html`selected` : ''}>${v}</option>`)}`;
@@ -47,22 +67,35 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
   app.get('/queries', { schema: { hide: true } }, async (req, reply) => {
     const s = sessionOf(req);
     const q = req.query as Query;
-    const filter = filterOf(q);
+    const filter = searchOf(q);
     const page = Math.max(1, Math.min(100_000, Number.parseInt(q.page ?? '1', 10) || 1));
     const [{ records, total }, seen] = await Promise.all([
-      searchQueryLog(db, s.accountId, filter, PAGE_SIZE, (page - 1) * PAGE_SIZE),
+      searchQueries(db, s.accountId, filter, PAGE_SIZE, (page - 1) * PAGE_SIZE),
       distinctWarehouses(db, s.accountId),
     ]);
     const warehouses = [...new Set([...WAREHOUSE_NAMES, ...seen])];
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     const link = (p: number) => {
       const params = new URLSearchParams();
-      for (const k of ['warehouse', 'status', 'from', 'to'] as const) if (q[k]) params.set(k, q[k]);
+      for (const k of ['q', 'warehouse', 'status', 'from', 'to', 'sort', 'dir'] as const)
+        if (q[k]) params.set(k, q[k]);
       params.set('page', String(p));
       return `/queries?${params.toString()}`;
     };
     const body = html`<h1>Queries</h1>
       <form method="get" action="/queries" class="inline" aria-label="Filter queries">
+        <label for="f-q"
+          >Search SQL
+          <input
+            id="f-q"
+            name="q"
+            type="search"
+            maxlength="200"
+            value="${filter.text ?? ''}"
+            placeholder="lineitem"
+        /></label>
+        ${filter.sort ? html`<input type="hidden" name="sort" value="${filter.sort}" />` : ''}
+        ${filter.direction ? html`<input type="hidden" name="dir" value="${filter.direction}" />` : ''}
         <label for="f-warehouse"
           >Warehouse
           <select id="f-warehouse" name="warehouse">
@@ -87,15 +120,17 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
       ${
         records.length === 0
           ? html`<p>No queries match.</p>`
-          : html`<table>
+          : html`<table data-testid="query-log">
               <thead>
                 <tr>
-                  <th scope="col">Time</th>
+                  ${sortHeader(q, filter, 'time', 'Time')}
                   <th scope="col">Warehouse</th>
                   <th scope="col">Status</th>
                   <th scope="col">Query</th>
-                  <th scope="col" class="num">Saved</th>
-                  <th scope="col" class="num">Duration</th>
+                  <th scope="col">Rules</th>
+                  ${sortHeader(q, filter, 'bytes', 'Bytes', true)}
+                  ${sortHeader(q, filter, 'saved', 'Saved', true)}
+                  ${sortHeader(q, filter, 'duration', 'Duration', true)}
                 </tr>
               </thead>
               <tbody>
@@ -112,6 +147,8 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
                           >${r.originalSql.length > 100 ? `${r.originalSql.slice(0, 100)}…` : r.originalSql}</code
                         >
                       </td>
+                      <td>${rulesCell(r)}</td>
+                      <td class="num">${bytesCell(r)}</td>
                       <td class="num">${formatUsd(r.savings)}</td>
                       <td class="num">${r.durationMs.toFixed(0)} ms</td>
                     </tr>`,
@@ -132,8 +169,10 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
     const r = await findQueryLogEntry(db, s.accountId, req.params.id);
     if (!r) return sendNotFoundPage(reply, s);
     const shadow = await findShadowCheck(db, r.id);
-    const rewritten = r.rewrittenSql ?? r.originalSql;
-    const d = diffWords(r.originalSql, rewritten);
+    const dialect = WAREHOUSES.find((w) => w.name === r.warehouse)?.dialects[0];
+    const texts = prettyDiffTexts(r.originalSql, r.rewrittenSql ?? r.originalSql, dialect);
+    const d = diffWords(texts.original, texts.rewritten);
+    const failure = r.status === 'error' ? await errorDetailOf(db, r.id) : undefined;
     const row = (label: string, value: unknown) =>
       html`<tr>
         <th scope="row">${label}</th>
@@ -141,6 +180,7 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
       </tr>`;
     const body = html`<h1>Query ${r.id}</h1>
       <p><a href="/queries">Back to the query log</a></p>
+      ${detailExtras(r, failure)}
       <div class="diff">
         <section aria-labelledby="orig-h">
           <h2 id="orig-h">Original SQL</h2>
@@ -163,6 +203,9 @@ export const registerQueryPages = (app: FastifyInstance, deps: DashboardDeps): v
           ${row('Rules applied', r.rulesApplied.length > 0 ? r.rulesApplied.join(', ') : 'none')}
           ${row('Original cost', formatUsd(r.originalCost))}
           ${row('Optimized cost', formatUsd(r.optimizedCost))} ${row('Saved', formatUsd(r.savings))}
+          ${row('Bytes before', formatBytes(r.bytesOriginal))}
+          ${row('Bytes after', formatBytes(r.bytesOptimized))}
+          ${row('Bytes saved', percentSaved(r.bytesOriginal, r.bytesOptimized))}
           ${row('Cost method', r.costMethod ?? '—')} ${row('Duration', `${r.durationMs.toFixed(1)} ms`)}
           ${row('Rows', r.rows ?? '—')} ${row('Trace id', r.traceId)}
         </tbody>
