@@ -91,4 +91,40 @@ describe('budgets across concurrent requests', () => {
     },
     60_000,
   );
+  it.skipIf(PG === undefined)(
+    'PostgreSQL store: reservations and settlements of one account interleave without a deadlock',
+    async () => {
+      // Day and month budgets on the account and on both keys: each admission locks four counter rows and each
+      // settlement the same four, so two statements that took them in different orders would deadlock.
+      const url = `${PG ?? ''}${sep}options=-c%20search_path%3D${schema}`;
+      const a = await openServerDb(url, 10);
+      const b = await openServerDb(url, 10);
+      opened.push(a, b);
+      await adminQuery(PG ?? '', `CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await migrate(a);
+      const accountId = `acc_${randomBytes(8).toString('hex')}`;
+      await a.query('INSERT INTO accounts (id, email) VALUES ($1, $2)', [
+        accountId,
+        `${accountId}@example.com`,
+      ]);
+      const roomy = { maxUsdPerQuery: null, maxBytesPerQuery: null, usdPerDay: 1e6, usdPerMonth: 1e7 };
+      for (const keyId of ['', 'key_0', 'key_1']) await writeSpendLimits(a, accountId, keyId, roomy);
+      const services = [a, b].map((db) => createGuardrails({ db }));
+      const n = 300;
+      await Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const g = services[i % 2];
+          if (!g) throw new Error('no service');
+          const admitted = await g.admit(
+            { accountId, keyId: `key_${(i >> 1) % 2}` },
+            { usd: 0.01, method: 'model', assumptions: {} },
+          );
+          await admitted.settle({ ran: true, savingsUsd: 0 });
+        }),
+      );
+      const usage = await services[0]?.usage(accountId, 'day');
+      expect(usage?.account.spent_usd).toBeCloseTo(n * 0.01, 6);
+    },
+    120_000,
+  );
 });

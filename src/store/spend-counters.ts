@@ -48,17 +48,20 @@ const STATE = 'scope, period, starts_at, used_usd, savings_usd, queries, cap_usd
 
 const recordset = (counters: readonly SpendCounter[]): string =>
   JSON.stringify(
-    // One order for every request: concurrent reservations lock the same rows in the same order (no deadlock).
-    [...counters]
-      .sort((a, b) => (a.scope + a.period < b.scope + b.period ? -1 : 1))
-      .map((c) => ({
-        scope: c.scope,
-        period: c.period,
-        starts_at: c.startsAt.toISOString(),
-        account_id: c.accountId,
-        cap: c.capUsd,
-      })),
+    counters.map((c) => ({
+      scope: c.scope,
+      period: c.period,
+      starts_at: c.startsAt.toISOString(),
+      account_id: c.accountId,
+      cap: c.capUsd,
+    })),
   );
+/**
+ * The one order in which every statement here locks counter rows, in SQL (byte order, whatever the database's
+ * collation): a reservation (upsert) and a settlement (update) that lock rows in different orders deadlock on
+ * a PostgreSQL server under concurrent queries of one account.
+ */
+const LOCK_ORDER = (t: string): string => `${t}.scope COLLATE "C", ${t}.period COLLATE "C", ${t}.starts_at`;
 const RECORDSET = `jsonb_to_recordset($1::jsonb) AS x(scope text, period text, starts_at timestamptz, account_id text, cap float8)`;
 
 /** SQLSTATE check_violation: a reservation went past a budget (constraint `spend_within_budget`). */
@@ -81,6 +84,7 @@ export const reserveSpend = async (
     await db.query(
       `INSERT INTO spend_counters AS c (scope, period, starts_at, account_id, used_usd, cap_usd, queries)
        SELECT x.scope, x.period, x.starts_at, x.account_id, $2::float8, x.cap, 1 FROM ${RECORDSET}
+       ORDER BY ${LOCK_ORDER('x')}
        ON CONFLICT (scope, period, starts_at) DO UPDATE SET used_usd = c.used_usd + EXCLUDED.used_usd,
          cap_usd = EXCLUDED.cap_usd, queries = c.queries + 1, updated_at = now()`,
       [recordset(counters), usd],
@@ -108,11 +112,15 @@ export const settleSpend = async (
   if (counters.length === 0) return [];
   const delta = actualUsd - reservedUsd;
   const { rows } = await db.query<Row>(
-    `UPDATE spend_counters AS c SET used_usd = GREATEST(0, c.used_usd + $2::float8),
+    `WITH locked AS MATERIALIZED (
+       SELECT l.scope, l.period, l.starts_at FROM spend_counters AS l JOIN ${RECORDSET}
+         ON l.scope = x.scope AND l.period = x.period AND l.starts_at = x.starts_at
+       ORDER BY ${LOCK_ORDER('l')} FOR UPDATE OF l)
+     UPDATE spend_counters AS c SET used_usd = GREATEST(0, c.used_usd + $2::float8),
        savings_usd = c.savings_usd + $3::float8, queries = GREATEST(0, c.queries + $4::int),
        cap_usd = CASE WHEN c.cap_usd IS NULL THEN NULL ELSE GREATEST(c.cap_usd, c.used_usd + $2::float8) END,
        updated_at = now()
-     FROM ${RECORDSET} WHERE c.scope = x.scope AND c.period = x.period AND c.starts_at = x.starts_at
+     FROM locked AS k WHERE c.scope = k.scope AND c.period = k.period AND c.starts_at = k.starts_at
      RETURNING c.scope, c.period, c.starts_at, c.used_usd, c.savings_usd, c.queries, c.cap_usd, c.notified_pct`,
     [recordset(counters), delta, savingsUsd, queriesDelta],
   );
