@@ -3,9 +3,10 @@
  * `rule` must appear in the response's `rules_applied` and the query must save something; `test/readme-tour.test.ts`
  * checks both, and `npm run tour` rewrites the README section from a real run.
  *
- * Four rules simplify a query without changing what a cost model bills on their own (dedupe-in-list,
- * subquery-order-by, redundant-distinct, outer-join-simplification); their query also lets a rule that saves
- * fire, and the table lists every rule that fired.
+ * Five rules simplify a query without changing what a cost model bills on their own (dedupe-in-list,
+ * subquery-order-by, redundant-distinct, outer-join-simplification, count-to-exists: its saving is the
+ * engine stopping at the first row, which no bytes model sees); their query also lets a rule that saves fire,
+ * and the table lists every rule that fired.
  */
 export type TourQuery = {
   readonly family: string;
@@ -102,5 +103,25 @@ export const TOUR: readonly TourQuery[] = [
     warehouse: 'bigquery',
     query:
       "SELECT l_comment FROM lineitem WHERE l_orderkey IN (SELECT DISTINCT o_orderkey FROM orders WHERE o_orderpriority = '1-URGENT') AND EXTRACT(YEAR FROM l_shipdate) = 1995",
+  },
+  {
+    family: 'partition pruning',
+    rule: 'date-text-prefix',
+    warehouse: 'bigquery',
+    query: "SELECT l_orderkey, l_comment FROM lineitem WHERE FORMAT_DATE('%Y-%m', l_shipdate) = '1995-03'",
+  },
+  {
+    family: 'joins',
+    rule: 'self-join-elimination',
+    warehouse: 'aurora',
+    query:
+      'SELECT a.o_orderkey, a.o_orderdate, b.o_comment FROM orders a JOIN orders b ON a.o_orderkey = b.o_orderkey',
+  },
+  {
+    family: 'subqueries',
+    rule: 'count-to-exists',
+    warehouse: 'bigquery',
+    query:
+      "SELECT o_orderkey, o_comment FROM orders WHERE (SELECT count(*) FROM lineitem WHERE l_orderkey = o_orderkey AND l_comment LIKE '%fur%' AND EXTRACT(YEAR FROM l_shipdate) = 1995) > 0",
   },
 ];
