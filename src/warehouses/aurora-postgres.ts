@@ -143,7 +143,7 @@ export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
         throw toGatewayError(again);
       }
     }
-    onPid(Number((begin[3]?.rows[0] as { pid?: unknown } | undefined)?.pid));
+    onPid(Number((begin[4]?.rows[0] as { pid?: unknown } | undefined)?.pid));
     let destroy = false;
     try {
       const value = await run(client);
@@ -269,11 +269,15 @@ export const openAuroraPostgres = (opts: AuroraOptions): AuroraAdapter => {
 
 const beginReadOnly = async (client: PoolClient, timeoutMs: number): Promise<pg.QueryResult[]> => {
   const server = Math.max(1, Math.ceil(timeoutMs + SERVER_TIMEOUT_GRACE_MS));
-  // One round trip (simple protocol, four statements); the last result carries the backend pid to cancel.
+  // One round trip (simple protocol, five statements); the last result carries the backend pid to cancel.
   // Strings are read the standard way, as the read-only check reads them, whatever the role's or database's
   // default: with standard_conforming_strings off, `'a\''` hides the rest of a line from the check.
+  // pg_catalog is searched first whatever the role's search_path: the allowlist admits built-in functions by
+  // name, so a same-named object in a schema listed before pg_catalog must never be the one that runs.
   const res = (await client.query(
-    `BEGIN READ ONLY; SET LOCAL statement_timeout = ${server}; SET LOCAL standard_conforming_strings = on; SELECT pg_backend_pid() AS pid`,
+    `BEGIN READ ONLY; SET LOCAL statement_timeout = ${server}; SET LOCAL standard_conforming_strings = on; ` +
+      `SELECT pg_catalog.set_config('search_path', 'pg_catalog, ' || pg_catalog.current_setting('search_path'), true); ` +
+      'SELECT pg_catalog.pg_backend_pid() AS pid',
   )) as unknown as pg.QueryResult[];
   return res;
 };
