@@ -4,10 +4,17 @@ import type { Catalog, ColumnInfo, TableInfo } from '../core/catalog.ts';
 import type { RelationSizes } from './explain-plan.ts';
 
 /**
- * Tables of `current_schema()` (so search_path is respected) from pg_catalog: columns in order with
+ * Tables of the role's current schema (so search_path is respected) from pg_catalog: columns in order with
  * format_type names, primary and unique constraints, and the planner's cheap estimates (reltuples,
  * pg_stats.avg_width) as stats. reltuples is -1 before the first ANALYZE: then no stats.
  */
+/**
+ * The role's current schema: the first schema of its search_path other than pg_catalog, which every aurora
+ * transaction puts first (so that `current_schema()` itself would name pg_catalog there).
+ */
+const DATA_SCHEMA = `(SELECT s FROM unnest(current_schemas(false)) WITH ORDINALITY AS t(s, i)
+  WHERE s <> 'pg_catalog' ORDER BY i LIMIT 1)`;
+
 const COLUMNS_SQL = `
 SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, a.atttypmod) AS data_type,
        NOT a.attnotnull AS nullable, c.reltuples::float8 AS reltuples, s.avg_width::float8 AS avg_width,
@@ -16,7 +23,7 @@ FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
 LEFT JOIN pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname AND s.attname = a.attname
-WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+WHERE n.nspname = ${DATA_SCHEMA} AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
 ORDER BY c.relname, a.attnum`;
 
 const KEYS_SQL = `
@@ -27,7 +34,7 @@ JOIN pg_class c ON c.oid = con.conrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
 JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
-WHERE n.nspname = current_schema() AND con.contype IN ('p', 'u')
+WHERE n.nspname = ${DATA_SCHEMA} AND con.contype IN ('p', 'u')
 GROUP BY c.relname, con.conname, con.contype
 ORDER BY c.relname, con.conname`;
 
