@@ -1,5 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { StandinPartitioning, StandinTable } from './bigquery-standin-data.ts';
+import { DAY_MS, conjuncts, dayOf, list } from './duckdb-plan-filters.ts';
+import type { PlanNode } from './duckdb-plan-filters.ts';
 
 /**
  * What a query reads, the way BigQuery bills it, worked out independently of the gateway: DuckDB's own plan
@@ -12,33 +14,6 @@ export type ScanFigures = {
   readonly perTable: ReadonlyMap<string, number>;
   readonly total: number;
 };
-
-type PlanNode = { name?: string; children?: PlanNode[]; extra_info?: Record<string, unknown> };
-
-const list = (v: unknown): string[] =>
-  Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : [];
-
-/** Splits `a AND (b OR c) AND d` at the top level. */
-const conjuncts = (filter: string): string[] => {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < filter.length; i++) {
-    const ch = filter[i];
-    if (ch === '(') depth++;
-    else if (ch === ')') depth--;
-    else if (depth === 0 && filter.startsWith(' AND ', i)) {
-      out.push(filter.slice(start, i).trim());
-      start = i + 5;
-    }
-  }
-  out.push(filter.slice(start).trim());
-  return out;
-};
-
-const DAY_MS = 86_400_000;
-const dayOf = (iso: string): number =>
-  Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / DAY_MS;
 
 /** The inclusive interval [lo, hi] a scan's constant filters allow on `field` (days or integers). */
 const allowed = (

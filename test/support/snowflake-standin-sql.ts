@@ -4,6 +4,8 @@ import { parseSql } from '../../src/core/sql/parse.ts';
 import { toDuckDb } from '../../src/core/sql/print.ts';
 import { isRecord, kindOf, visitObjects } from '../../src/core/sql/tree.ts';
 import type { MicroPartition, SnowflakeTable } from './snowflake-standin-data.ts';
+import { conjuncts, dayOf, list } from './duckdb-plan-filters.ts';
+import type { PlanNode } from './duckdb-plan-filters.ts';
 
 /**
  * The stand-in's SQL: Snowflake SQL parsed (the gateway's parser, Snowflake dialect), its tables resolved
@@ -428,33 +430,6 @@ export const run = (
 
 // ---- EXPLAIN USING JSON: micro-partition pruning on the scans' constant filters ----
 
-type PlanNode = { name?: string; children?: PlanNode[]; extra_info?: Record<string, unknown> };
-
-const list = (v: unknown): string[] =>
-  Array.isArray(v) ? v.map(String) : typeof v === 'string' && v !== '' ? [v] : [];
-
-/** Splits `a AND (b OR c) AND d` at the top level. */
-const conjuncts = (filter: string): string[] => {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < filter.length; i++) {
-    const ch = filter[i];
-    if (ch === '(') depth++;
-    else if (ch === ')') depth--;
-    else if (depth === 0 && filter.startsWith(' AND ', i)) {
-      out.push(filter.slice(start, i).trim());
-      start = i + 5;
-    }
-  }
-  out.push(filter.slice(start).trim());
-  return out;
-};
-
-const DAY_MS = 86_400_000;
-const daysOf = (iso: string): number =>
-  Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / DAY_MS;
-
 export type Comparison = { readonly column: string; readonly op: string; readonly value: number | string };
 
 /** `col op constant` as DuckDB prints a pushed-down filter; anything else is not used for pruning. */
@@ -464,7 +439,7 @@ export const comparisonOf = (filter: string): Comparison | undefined => {
   const raw = (m[3] ?? '').trim();
   const date = /^'(\d{4}-\d{2}-\d{2})'::DATE$/.exec(raw);
   const value = date
-    ? daysOf(date[1] ?? '')
+    ? dayOf(date[1] ?? '')
     : /^-?\d+(\.\d+)?$/.test(raw)
       ? Number(raw)
       : /^'((?:[^']|'')*)'$/.test(raw)
