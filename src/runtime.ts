@@ -307,7 +307,11 @@ export const createServices = async (
   const clusterMetrics = clusterMetricsOf(metrics.registry);
   const quarantine = await openQuarantineCache(db, config.quarantineRefreshMs);
   const shadow = shadowVerifierFor(config, db, sqlPool, quarantine, metrics, opts.testing?.shadowGate);
-  const guardrails = createGuardrails({ db, notify: () => webhookDispatcher.wake() });
+  const guardrails = createGuardrails({
+    db,
+    notify: () => webhookDispatcher.wake(),
+    ...(replica.keyChanges ? { changes: replica.keyChanges } : {}),
+  });
   const queries = queryServiceFor(config, db, registry, webhooks.queryOutbox, {
     sqlPool,
     quarantine,

@@ -4,6 +4,7 @@ import { isGatewayError } from '../src/core/errors.ts';
 import { createGuardrails } from '../src/services/guardrails.ts';
 import { openEmbeddedDb, openServerDb } from '../src/store/db.ts';
 import type { Db } from '../src/store/db.ts';
+import { listenKeyChanges } from '../src/store/key-changes.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { writeSpendLimits } from '../src/store/spend-limits.ts';
 import { adminQuery } from './support/pg-schema.ts';
@@ -127,4 +128,88 @@ describe('budgets across concurrent requests', () => {
     },
     120_000,
   );
+});
+
+describe.skipIf(PG === undefined)('limits remembered by each replica (PostgreSQL store, change feed)', () => {
+  it('a replica admits from memory; a limit set through another is in force there once announced', async () => {
+    const url = `${PG ?? ''}${sep}options=-c%20search_path%3D${schema}`;
+    await adminQuery(PG ?? '', `CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    const a = await openServerDb(url, 4);
+    const b = await openServerDb(url, 4);
+    opened.push(a, b);
+    await migrate(a);
+    const feeds = [await listenKeyChanges(url), await listenKeyChanges(url)];
+    try {
+      expect(feeds.every((f) => f.live)).toBe(true);
+      let bCalls = 0;
+      const countedB = {
+        ...b,
+        query: ((sql: string, p?: readonly unknown[]) => (bCalls++, b.query(sql, p))) as Db['query'],
+      };
+      const ga = createGuardrails({ db: a, changes: feeds[0] });
+      const gb = createGuardrails({ db: countedB, changes: feeds[1] });
+      const accountId = `acc_${randomBytes(8).toString('hex')}`;
+      await a.query('INSERT INTO accounts (id, email) VALUES ($1, $2)', [
+        accountId,
+        `${accountId}@example.com`,
+      ]);
+      const who = { accountId, keyId: 'key_0' };
+      const estimate = { usd: 0.5, method: 'model' as const, assumptions: {} };
+      await (await gb.admit(who, estimate)).settle({ ran: true, savingsUsd: 0 });
+      // Again: the limits come from memory; without a budget nothing is reserved (settle writes the spend).
+      bCalls = 0;
+      const again = await gb.admit(who, estimate);
+      expect(bCalls).toBe(0);
+      await again.settle({ ran: true, savingsUsd: 0 });
+      expect(bCalls).toBe(1);
+      expect((await ga.usage(accountId, 'day')).account).toMatchObject({ queries: 2, spent_usd: 1 });
+      // A per-query limit below the estimate, set through A: B refuses once the announcement arrives.
+      await writeSpendLimits(a, accountId, 'key_0', {
+        maxUsdPerQuery: 0.1,
+        maxBytesPerQuery: null,
+        usdPerDay: null,
+        usdPerMonth: null,
+      });
+      let refused: unknown;
+      for (let i = 0; i < 250 && refused === undefined; i++) {
+        refused = await gb.admit(who, estimate).then(
+          async (x) => {
+            await x.settle({ ran: false, savingsUsd: 0 });
+            await new Promise((r) => setTimeout(r, 20));
+            return undefined;
+          },
+          (e: unknown) => e,
+        );
+      }
+      expect(isGatewayError(refused) && refused.code).toBe('cost-limit-exceeded');
+      // And a budget: B reserves from then on.
+      await writeSpendLimits(a, accountId, '', {
+        maxUsdPerQuery: null,
+        maxBytesPerQuery: null,
+        usdPerDay: 0.75,
+        usdPerMonth: null,
+      });
+      await writeSpendLimits(a, accountId, 'key_0', {
+        maxUsdPerQuery: null,
+        maxBytesPerQuery: null,
+        usdPerDay: null,
+        usdPerMonth: null,
+      });
+      let exhausted: unknown;
+      for (let i = 0; i < 250 && exhausted === undefined; i++) {
+        exhausted = await gb.admit(who, estimate).then(
+          async (x) => {
+            await x.settle({ ran: false, savingsUsd: 0 });
+            await new Promise((r) => setTimeout(r, 20));
+            return undefined;
+          },
+          (e: unknown) => e,
+        );
+      }
+      // 1 USD already spent today, 0.75 the budget: nothing more fits.
+      expect(isGatewayError(exhausted) && exhausted.code).toBe('budget-exhausted');
+    } finally {
+      for (const f of feeds) await f.close();
+    }
+  }, 60_000);
 });

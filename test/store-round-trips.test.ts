@@ -4,6 +4,7 @@ import { buildApp } from '../src/http/app.ts';
 import type { App } from '../src/http/app.ts';
 import { queryServiceFor } from '../src/runtime.ts';
 import { createApiKeyService } from '../src/services/api-keys.ts';
+import { createGuardrails } from '../src/services/guardrails.ts';
 import { createWebhookService } from '../src/services/webhooks.ts';
 import type { Db, Queryable } from '../src/store/db.ts';
 import { fanOutEvents } from '../src/store/webhook-deliveries.ts';
@@ -207,5 +208,66 @@ describe('API keys answered from memory (embedded store)', () => {
     await expect(other.authenticate(key)).resolves.toMatchObject({ keyId: record.id });
     expect(await other.revoke(record.id)).toBe(true);
     await expect(gw.services.keys.authenticate(key)).rejects.toThrow(/revoked/);
+  });
+});
+
+describe('POST /query under guardrails (embedded store)', () => {
+  let gw: TestGateway;
+  let app: App;
+  let calls: string[];
+  let guard: ReturnType<typeof createGuardrails>;
+  beforeAll(async () => {
+    gw = await startTestGateway({});
+    let counted: Db;
+    ({ db: counted, calls } = countingDb(gw.services.db));
+    guard = createGuardrails({ db: counted });
+    const queries = queryServiceFor(gw.config, counted, gw.services.warehouses, undefined, {
+      sqlPool: gw.services.sqlPool,
+      guard,
+    });
+    app = await buildApp(
+      gw.config,
+      { ...gw.services, db: counted, queries, guardrails: guard },
+      { logger: false },
+    );
+  });
+  afterAll(async () => {
+    await app.close();
+    await gw.close();
+  });
+  const callsFor = async (key: string): Promise<{ status: number; n: number }> => {
+    calls.length = 0;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/query',
+      headers: bearer(key),
+      payload: { query: 'SELECT 1' },
+    });
+    return { status: res.statusCode, n: calls.length };
+  };
+
+  it('without a budget: limits remembered, nothing reserved, the spend written with the record (1 call)', async () => {
+    const { key, record } = await gw.services.keys.create({ accountEmail: 'guarded-trips@example.com' });
+    // First use: the key and the limits are read once.
+    expect(await callsFor(key)).toEqual({ status: 200, n: 2 });
+    expect(await callsFor(key)).toEqual({ status: 200, n: 1 });
+    expect(calls[0]).toMatch(/^WITH log AS/);
+    const usage = await guard.usage(record.accountId, 'day');
+    expect(usage.account.queries).toBe(2);
+    expect(usage.keys[0]?.queries).toBe(2);
+    // A budget set (through this process) is in force for the next query: it reserves, then settles.
+    await guard.setAccountLimits(record.accountId, { usd_per_day: 1000 });
+    expect((await callsFor(key)).status).toBe(200);
+    expect(calls.filter((c) => c.startsWith('INSERT INTO spend_counters'))).toHaveLength(1);
+    expect(calls.filter((c) => c.startsWith('WITH locked AS'))).toHaveLength(1);
+    expect((await guard.usage(record.accountId, 'day')).account).toMatchObject({
+      queries: 3,
+      budget_usd: 1000,
+    });
+    // And removed again: back to one call.
+    await guard.setAccountLimits(record.accountId, {});
+    await callsFor(key);
+    expect(await callsFor(key)).toEqual({ status: 200, n: 1 });
+    expect((await guard.usage(record.accountId, 'day')).account.queries).toBe(5);
   });
 });

@@ -24,9 +24,12 @@ import pg from 'pg';
 import type { SqlDialect } from '../../src/core/sql/dialect.ts';
 import { parseSql } from '../../src/core/sql/parse.ts';
 import { toDuckDb, transpileSql } from '../../src/core/sql/print.ts';
-import { MEASURED_REGRESSIONS } from '../../src/core/rewrite/measured-gate.ts';
+import { MEASURED_REGRESSIONS, SHAPES } from '../../src/core/rewrite/measured-gate.ts';
+import type { Evidence, MeasuredRegression, RecordedFile } from '../../src/core/rewrite/measured-gate.ts';
 import { rewriteSql } from '../../src/core/rewrite/testing.ts';
 import { verifyRows } from '../../src/core/verify/compare.ts';
+import { FLOOR_MS, fmtVerdict, median, pairedVerdict } from './paired.ts';
+import type { Verdict } from './paired.ts';
 import { DEMO_TABLES, generateDemoData } from '../../src/warehouses/demo-data.ts';
 import { antiPatternsIn } from '../../test/differential/anti-patterns/corpus.ts';
 import { ordersResult } from '../../test/differential/engine-results.ts';
@@ -37,8 +40,10 @@ import { tpchQueries } from '../../test/support/tpch-duckdb.ts';
 
 const { values: args } = parseArgs({
   options: {
-    scale: { type: 'string', default: '0.1' },
-    rounds: { type: 'string', default: '5' },
+    scale: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '11' },
+    'min-sample-ms': { type: 'string', default: '300' },
+    'max-rounds': { type: 'string', default: '61' },
     'budget-minutes': { type: 'string', default: '20' },
     engines: { type: 'string', default: 'postgres,mariadb,duckdb,bigquery' },
     reload: { type: 'boolean', default: false },
@@ -46,16 +51,21 @@ const { values: args } = parseArgs({
     'timeout-seconds': { type: 'string', default: '60' },
     json: { type: 'string' },
     'measured-gate': { type: 'boolean', default: false },
+    'write-gate': { type: 'boolean', default: false },
   },
 });
 const SCALE = Number(args.scale);
 const ROUNDS = Number(args.rounds);
+/** Extra rounds for a fast query until each of its forms has run for this long in all (up to MAX_ROUNDS). */
+const MIN_SAMPLE_MS = Number(args['min-sample-ms']);
+const MAX_ROUNDS = Math.max(ROUNDS, Number(args['max-rounds']));
 const TIMEOUT_S = Number(args['timeout-seconds']);
 const START = performance.now();
 const DEADLINE = START + Number(args['budget-minutes']) * 60_000;
 const ENGINES = (args.engines ?? '').split(',').filter(Boolean);
 const ONLY = args.only !== undefined ? new RegExp(args.only) : undefined;
-const DATABASE = 'savings_sf';
+/** `savings_sf` at scale 1 (the helpers measuring new rules share it), `savings_sf5`, `savings_sf0_1`… else. */
+const DATABASE = SCALE === 1 ? 'savings_sf' : `savings_sf${String(SCALE).replace('.', '_')}`;
 const log = (m: string): void => void process.stderr.write(`${m}\n`);
 const left = (): number => DEADLINE - performance.now();
 
@@ -233,7 +243,48 @@ const casesIn = (
 
 type Rows = { columns: string[]; rows: unknown[][] };
 /** What the engine itself reports about one run: pages (PostgreSQL), rows read, its own time. */
-type Profile = { pages?: number; rowsRead?: number; engineMs: number };
+type Profile = { pages?: number; rowsRead?: number; engineMs: number; plan?: string };
+
+/**
+ * The plan's shape without its figures and conditions: node kinds, tables, indexes and join kinds in tree
+ * order. Two forms with the same shape run the same operators on the same access paths: a time difference
+ * between them is the load's (or the parse/plan step's), not the rewrite's.
+ */
+export const planShape = (node: unknown, keep: readonly string[]): string => {
+  // Lists of names (MariaDB's possible_keys, used_key_parts) are not the plan: only nested nodes count.
+  if (Array.isArray(node))
+    return `[${node
+      .map((n) => planShape(n, keep))
+      .filter((x) => x !== '')
+      .join(',')}]`;
+  if (node === null || typeof node !== 'object') return '';
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+    if (keep.includes(k) && (typeof v === 'string' || typeof v === 'boolean'))
+      parts.push(`${k}=${String(v)}`);
+    else if (v !== null && typeof v === 'object' && !k.startsWith('r_')) {
+      const inner = planShape(v, keep);
+      if (inner !== '' && inner !== '[]' && inner !== '{}') parts.push(`${k}:${inner}`);
+    }
+  }
+  return `{${parts.join(',')}}`;
+};
+const PG_PLAN_KEYS = [
+  'Node Type',
+  'Relation Name',
+  'Index Name',
+  'Join Type',
+  'Strategy',
+  'Parent Relationship',
+];
+const MARIADB_PLAN_KEYS = [
+  'table_name',
+  'access_type',
+  'key',
+  'materialized',
+  'using_temporary_table',
+  'using_filesort',
+];
 type Engine = {
   readonly name: string;
   readonly dialect: SqlDialect;
@@ -269,7 +320,7 @@ const postgresEngine = async (url: string): Promise<Engine> => {
         (plan['Local Hit Blocks'] ?? 0) +
         (plan['Local Read Blocks'] ?? 0) +
         (plan['Temp Read Blocks'] ?? 0);
-      return { pages, engineMs: Number(top['Execution Time'] ?? 0) };
+      return { pages, engineMs: Number(top['Execution Time'] ?? 0), plan: planShape(top.Plan, PG_PLAN_KEYS) };
     },
     close: () => c.end(),
   };
@@ -306,7 +357,11 @@ const mariadbEngine = async (url: string): Promise<Engine> => {
       const plan = JSON.parse(String((rows[0] as unknown[])[0])) as {
         query_block?: { r_total_time_ms?: number };
       };
-      return { rowsRead: mariadbRowsRead(plan), engineMs: plan.query_block?.r_total_time_ms ?? 0 };
+      return {
+        rowsRead: mariadbRowsRead(plan),
+        engineMs: plan.query_block?.r_total_time_ms ?? 0,
+        plan: planShape(plan, MARIADB_PLAN_KEYS),
+      };
     },
     close: () => c.end(),
   };
@@ -366,6 +421,12 @@ export type Measured = Case & {
   equal?: boolean;
   equalInOrder?: boolean;
   rows?: number;
+  verdict?: Verdict;
+};
+
+const verdictOf = (m: Measured): Verdict => {
+  m.verdict ??= pairedVerdict(m.before.times, m.after.times);
+  return m.verdict;
 };
 
 const asObjects = (r: Rows): Array<Record<string, unknown>> =>
@@ -388,16 +449,6 @@ const sameRow = (x: Record<string, unknown>, y: Record<string, unknown> | undefi
       return Math.abs(a - b) <= Math.max(1e-9, 1e-9 * Math.max(Math.abs(a), Math.abs(b)));
     return a === b;
   });
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length === 0
-    ? NaN
-    : s.length % 2
-      ? (s[m] as number)
-      : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 
 const timed = async (e: Engine, sql: string, side: Side): Promise<void> => {
   if (side.error !== undefined) return;
@@ -441,29 +492,51 @@ const measure = async (e: Engine, cases: readonly Case[]): Promise<Measured[]> =
       }
     }
   }
-  // Interleaved rounds: original then rewritten, the other way round in odd rounds.
+  // Interleaved rounds: original then rewritten, the other way round in odd rounds (one pair per round).
+  const pair = async (m: Measured, r: number): Promise<void> => {
+    if (r % 2 === 0) {
+      await timed(e, m.original, m.before);
+      await timed(e, m.rewritten, m.after);
+    } else {
+      await timed(e, m.rewritten, m.after);
+      await timed(e, m.original, m.before);
+    }
+    // A failed form ends the query's pairs; the arrays stay aligned round by round.
+    const n = Math.min(m.before.times.length, m.after.times.length);
+    m.before.times.length = n;
+    m.after.times.length = n;
+  };
+  const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
   for (let r = 0; r < ROUNDS && left() > 0; r++) {
     for (const m of out) {
       if (left() < 0) break;
       if (m.equal === undefined) continue;
-      if (r % 2 === 0) {
-        await timed(e, m.original, m.before);
-        await timed(e, m.rewritten, m.after);
-      } else {
-        await timed(e, m.rewritten, m.after);
-        await timed(e, m.original, m.before);
-      }
+      await pair(m, r);
     }
     log(`${e.name}: round ${r + 1}/${ROUNDS} done, ${(left() / 60_000).toFixed(1)} min of budget left`);
+  }
+  // Fast queries: more rounds until each form has MIN_SAMPLE_MS of samples (decided before any verdict, so
+  // the number of rounds does not depend on the outcome).
+  for (let r = ROUNDS; r < MAX_ROUNDS && left() > 0; r++) {
+    const short = out.filter(
+      (m) =>
+        m.equal !== undefined &&
+        m.before.error === undefined &&
+        m.after.error === undefined &&
+        Math.min(sum(m.before.times), sum(m.after.times)) < MIN_SAMPLE_MS,
+    );
+    if (short.length === 0) break;
+    for (const m of short) {
+      if (left() < 0) break;
+      await pair(m, r);
+    }
+    if ((r + 1) % 10 === 0 || r + 1 === MAX_ROUNDS)
+      log(`${e.name}: extra round ${r + 1}/${MAX_ROUNDS} for ${short.length} fast queries`);
   }
   return out;
 };
 
 // ---------------------------------------------------------------------------------------------- report
-
-/** Slower by more than 10 % (and by more than 0.2 ms, below which the clock and the load decide). */
-export const isRegression = (before: number, after: number): boolean =>
-  after > before * 1.1 && after - before > 0.2;
 
 type Totals = {
   queries: number;
@@ -471,7 +544,12 @@ type Totals = {
   unitsAfter: number;
   msBefore: number;
   msAfter: number;
+  /** Σ median(before) · median paired ratio: the rewritten time as the paired rounds estimate it. */
+  msAfterPaired: number;
+  plansChanged: number;
+  plansKnown: number;
   regressions: string[];
+  notShown: string[];
   unequal: string[];
 };
 
@@ -488,7 +566,11 @@ const report = (e: Engine, ms: readonly Measured[]): string => {
       unitsAfter: 0,
       msBefore: 0,
       msAfter: 0,
+      msAfterPaired: 0,
+      plansChanged: 0,
+      plansKnown: 0,
       regressions: [],
+      notShown: [],
       unequal: [],
     };
     const unit = (p?: Profile): number => p?.pages ?? p?.rowsRead ?? 0;
@@ -498,7 +580,16 @@ const report = (e: Engine, ms: readonly Measured[]): string => {
     t.unitsAfter += unit(m.after.profile);
     t.msBefore += b;
     t.msAfter += a;
-    if (isRegression(b, a)) t.regressions.push(`${m.id} ${fmt(b, 2)}→${fmt(a, 2)} ms`);
+    const v = verdictOf(m);
+    t.msAfterPaired += b * v.ratio;
+    const samePlan = m.before.profile?.plan !== undefined && m.before.profile.plan === m.after.profile?.plan;
+    if (m.before.profile?.plan !== undefined && m.after.profile?.plan !== undefined) {
+      t.plansKnown++;
+      if (!samePlan) t.plansChanged++;
+    }
+    const said = `${m.id} ${fmt(b, 2)}→${fmt(a, 2)} ms ${fmtVerdict(v)} (${v.pairs} pairs${samePlan ? ', same plan' : ''})`;
+    if (v.kind === 'regression') t.regressions.push(said);
+    if (v.kind === 'not-shown') t.notShown.push(said);
     if (m.equal === false || m.equalInOrder === false) t.unequal.push(m.id);
     groups.set(key, t);
   };
@@ -509,10 +600,10 @@ const report = (e: Engine, ms: readonly Measured[]): string => {
     add('total', m);
   }
   const lines = [
-    `### ${e.name} (${usable.length} rewritten queries measured, ${usable[0]?.before.times.length ?? 0} rounds)`,
+    `### ${e.name} (${usable.length} rewritten queries measured, ${usable.length === 0 ? 0 : Math.min(...usable.map((m) => m.before.times.length))}–${usable.length === 0 ? 0 : Math.max(...usable.map((m) => m.before.times.length))} paired rounds per query)`,
     '',
-    `| rule | queries | ${e.rowsLabel} before → after | median ms before → after (Σ) | change | regressions > 10 % | unequal |`,
-    '|---|---:|---|---|---:|---|---|',
+    `| rule | queries | plans changed | ${e.rowsLabel} before → after | median ms before → after (Σ) | change | paired change | regressions > 10 % | unequal |`,
+    '|---|---:|---:|---|---|---:|---:|---|---|',
   ];
   const keys = [...groups.keys()].sort(
     (a, b) => (a.startsWith('total') ? 1 : 0) - (b.startsWith('total') ? 1 : 0) || a.localeCompare(b),
@@ -520,11 +611,17 @@ const report = (e: Engine, ms: readonly Measured[]): string => {
   for (const k of keys) {
     const t = groups.get(k) as Totals;
     lines.push(
-      `| ${k} | ${t.queries} | ${Math.round(t.unitsBefore)} → ${Math.round(t.unitsAfter)} (${pct(t.unitsBefore, t.unitsAfter)}) | ${fmt(t.msBefore)} → ${fmt(t.msAfter)} | ${pct(t.msBefore, t.msAfter)} | ${t.regressions.length} | ${t.unequal.length === 0 ? '0' : t.unequal.join(', ')} |`,
+      `| ${k} | ${t.queries} | ${t.plansKnown === 0 ? '–' : t.plansChanged} | ${Math.round(t.unitsBefore)} → ${Math.round(t.unitsAfter)} (${pct(t.unitsBefore, t.unitsAfter)}) | ${fmt(t.msBefore)} → ${fmt(t.msAfter)} | ${pct(t.msBefore, t.msAfter)} | ${pct(t.msBefore, t.msAfterPaired)} | ${t.regressions.length} | ${t.unequal.length === 0 ? '0' : t.unequal.join(', ')} |`,
     );
   }
   const regressions = groups.get('total')?.regressions ?? [];
-  if (regressions.length > 0) lines.push('', `regressions: ${regressions.join('; ')}`);
+  const notShown = groups.get('total')?.notShown ?? [];
+  lines.push(
+    '',
+    `regressions (slower by > 10 % with 95 % confidence, median time + > ${FLOOR_MS} ms): ${regressions.length > 0 ? regressions.join('; ') : 'none'}`,
+  );
+  if (notShown.length > 0)
+    lines.push('', `slower by > 10 % in the median ratio but not with confidence: ${notShown.join('; ')}`);
   const failed = ms.filter((m) => m.before.error ?? m.after.error);
   for (const m of failed)
     lines.push(
@@ -578,6 +675,87 @@ const bigQueryModelled = async (): Promise<string> => {
   return lines.join('\n');
 };
 
+// ---------------------------------------------------------------------------------------------- the gate
+
+const GATE_FILE = new URL('../../src/core/rewrite/measured-regressions.json', import.meta.url);
+
+/** The shapes (measured-gate.ts SHAPES) the rewrite's own steps show on this query, as `rule/case`. */
+const shapesOf = (sql: string, dialect: SqlDialect): Set<string> => {
+  const hits = new Set<string>();
+  const probes: MeasuredRegression[] = Object.entries(SHAPES).map(([name, shape]) => ({
+    rule: shape.rule,
+    case: name,
+    dialects: [dialect],
+    measured: '',
+    applies: (before, after) => {
+      if (shape.applies(before, after)) hits.add(`${shape.rule}/${name}`);
+      return false;
+    },
+  }));
+  rewriteSql(sql, dialect, { measured: probes });
+  return hits;
+};
+
+/**
+ * `--write-gate`: the regressions measured with confidence on PostgreSQL and MariaDB go into
+ * measured-regressions.json, under the shape the rule's change shows (evidence for the same query and engine
+ * replaced, nothing removed), or under `unshaped` when no shape of the rules applied recognises the change.
+ */
+const writeGate = (measured: Record<string, { dialect: SqlDialect; ms: Measured[] }>): string[] => {
+  // Read now, not at start: another run (another engine) may have written it meanwhile.
+  const current = JSON.parse(readFileSync(GATE_FILE, 'utf8')) as RecordedFile;
+  const regressions = current.regressions.map((r) => ({
+    ...r,
+    dialects: [...r.dialects],
+    evidence: [...r.evidence],
+  }));
+  let unshaped = [...current.unshaped];
+  const said: string[] = [];
+  const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  for (const [engine, { dialect, ms }] of Object.entries(measured)) {
+    if (dialect !== 'postgres' && dialect !== 'mysql') continue;
+    for (const m of ms) {
+      const v = m.verdict;
+      if (v?.kind !== 'regression') continue;
+      const ev: Evidence = {
+        query: m.id,
+        engine,
+        beforeMs: Number(v.before.toFixed(3)),
+        afterMs: Number(v.after.toFixed(3)),
+        ratio: Number(v.ratio.toFixed(3)),
+        low: Number(v.low.toFixed(3)),
+        high: Number(v.high.toFixed(3)),
+        pairs: v.pairs,
+        scale: SCALE,
+        at,
+      };
+      const hits = shapesOf(m.original, dialect);
+      unshaped = unshaped.filter((u) => !(u.query === m.id && u.engine === engine));
+      if (hits.size === 0) {
+        unshaped.push({ ...ev, rules: m.rules });
+        said.push(`${engine} ${m.id}: no shape of ${m.rules.join(', ')} recognises the change (unshaped)`);
+        continue;
+      }
+      for (const hit of hits) {
+        const [rule, name] = hit.split('/') as [string, string];
+        let entry = regressions.find((r) => r.rule === rule && r.case === name);
+        if (!entry) {
+          entry = { rule, case: name, dialects: [], measured: SHAPES[name]?.describe ?? name, evidence: [] };
+          regressions.push(entry);
+        }
+        if (!entry.dialects.includes(dialect)) entry.dialects.push(dialect);
+        entry.evidence = [...entry.evidence.filter((e) => !(e.query === m.id && e.engine === engine)), ev];
+        said.push(`${engine} ${m.id}: ${rule}/${name}`);
+      }
+    }
+  }
+  const file: RecordedFile = { regressions: regressions, unshaped };
+  writeFileSync(GATE_FILE, `${JSON.stringify(file, null, 2)}\n`);
+  // In the repository's layout (prettier), so that the file's diff shows only what the measurement changed.
+  spawnSync('npx', ['prettier', '--write', GATE_FILE.pathname], { stdio: 'ignore' });
+  return said;
+};
+
 // ---------------------------------------------------------------------------------------------- main
 
 const main = async (): Promise<void> => {
@@ -589,6 +767,7 @@ const main = async (): Promise<void> => {
   );
   const sections: string[] = [];
   const dump: Record<string, Measured[]> = {};
+  const byEngine: Record<string, { dialect: SqlDialect; ms: Measured[] }> = {};
   const runEngine = async (open: () => Promise<Engine>, cases: ReturnType<typeof casesIn>): Promise<void> => {
     const e = await open();
     try {
@@ -598,6 +777,7 @@ const main = async (): Promise<void> => {
       const ms = await measure(e, cases.cases);
       dump[e.name] = ms;
       sections.push(report(e, ms));
+      byEngine[e.name] = { dialect: e.dialect, ms };
       if (cases.failed.length > 0) sections.push(`fallbacks: ${cases.failed.join('; ')}`);
     } finally {
       await e.close();
@@ -629,6 +809,10 @@ const main = async (): Promise<void> => {
     `${sections.join('\n\n')}\n\nload at the end ${fmt(e1 ?? 0, 2)}/${fmt(e5 ?? 0, 2)}, ` +
       `${((performance.now() - START) / 60_000).toFixed(1)} min\n`,
   );
+  if (args['write-gate']) {
+    const said = writeGate(byEngine);
+    log(`--write-gate: ${said.length === 0 ? 'no regression measured with confidence' : said.join('; ')}`);
+  }
   if (args.json !== undefined) writeFileSync(args.json, JSON.stringify(dump, null, 1));
   if (duck) rmSync(duck.csvDir, { recursive: true, force: true });
 };

@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -52,9 +52,13 @@ const AGGREGATE =
   'avg(l_discount) AS avg_disc, count(*) AS count_order FROM lineitem ' +
   "WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus";
 
-const startBare = (port: number, workers: number): Promise<ChildProcess> =>
+const startBare = (port: number, workers: number, bodyFile?: string): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
-    const p = spawn(NODE, [`${ROOT}bench/scale-out/bare.ts`, String(port), String(workers)], { cwd: ROOT });
+    const p = spawn(
+      NODE,
+      [`${ROOT}bench/scale-out/bare.ts`, String(port), String(workers), ...(bodyFile ? [bodyFile] : [])],
+      { cwd: ROOT },
+    );
     p.stdout.on('data', (c: Buffer) => c.toString().includes('listening') && resolve(p));
     p.once('exit', (code) => reject(new Error(`bare server exited ${String(code)}`)));
   });
@@ -68,6 +72,9 @@ type Row = { target: string; workers: number; r: Result };
 const rows: Row[] = [];
 
 const main = async (): Promise<void> => {
+  const startLoad = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
   const id = randomBytes(4).toString('hex');
   const schema = `scaleout_bench_${id}`;
   const prefix = `sqlgate-bench-scaleout-${id}:`;
@@ -131,8 +138,21 @@ const main = async (): Promise<void> => {
           body: JSON.stringify({ query: 'SELECT 1' }),
         }),
       });
+      // The listing GET /warehouses answers (≈ 10 KB), for a bare Fastify route answering the same bytes.
+      const listing = await fetch(`${base}/warehouses`, { headers: auth }).then((r) => r.arrayBuffer());
       gw.proc.kill('SIGTERM');
       await gw.exited;
+      const bodyFile = join(dataDir, 'listing.json');
+      writeFileSync(bodyFile, Buffer.from(listing));
+      const bareBody = await startBare(workers === 1 ? PORT.bare1 : PORT.bare2, workers, bodyFile);
+      children.push(bareBody);
+      rows.push({
+        target: `bare Fastify, the same ${listing.byteLength}-byte body as GET /warehouses`,
+        workers,
+        r: await run({ url: `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/body` }),
+      });
+      bareBody.kill('SIGTERM');
+      await new Promise((r) => bareBody.once('exit', r));
       // The same gateway with the rate limit in process memory: what the Redis round trip per request costs.
       const { SQLGATE_REDIS_URL: _redis, ...noRedis } = env(workers === 1 ? PORT.gw1 : PORT.gw2, workers);
       const mem = await startGatewayProcess(noRedis);
@@ -145,6 +165,37 @@ const main = async (): Promise<void> => {
       });
       mem.proc.kill('SIGTERM');
       await mem.exited;
+      // POST /query's baseline: SELECT 1 through the DuckDB node API alone, as the local warehouse runs it.
+      const duck = await new Promise<{ rps: number; p50: number; p99: number }>((resolve, reject) => {
+        const p = spawn(
+          NODE,
+          [
+            `${ROOT}bench/scale-out/duckdb.ts`,
+            join(dataDir, 'demo.duckdb'),
+            String(seconds),
+            String(workers),
+          ],
+          { cwd: ROOT },
+        );
+        let out = '';
+        p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        p.once('exit', (code) =>
+          code === 0
+            ? resolve(JSON.parse(out) as never)
+            : reject(new Error(`duckdb.ts exited ${String(code)}`)),
+        );
+      });
+      rows.push({
+        target: 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)',
+        workers,
+        r: {
+          requests: { average: duck.rps },
+          latency: { p50: duck.p50, p99: duck.p99 },
+          non2xx: 0,
+          errors: 0,
+          timeouts: 0,
+        },
+      });
     }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -162,15 +213,17 @@ const main = async (): Promise<void> => {
     `\n${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
   );
   out(
-    `load average at the end: ${loadavg()
+    `load average at the start: ${startLoad}; at the end: ${loadavg()
       .map((l) => l.toFixed(2))
       .join(', ')}; ${seconds} s per route, 50 connections\n`,
   );
-  out('| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify |');
-  out('| --- | --- | --- | --- | --- | --- | --- |');
+  const duck = (w: number) =>
+    rows.find((x) => x.target.startsWith('DuckDB alone') && x.workers === w)!.r.requests.average;
+  out('| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | of DuckDB alone |');
+  out('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const { target, workers, r } of rows)
     out(
-      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${((100 * r.requests.average) / bare(workers)).toFixed(1)} % |`,
+      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${target.startsWith('POST /query') ? `${((100 * r.requests.average) / duck(workers)).toFixed(1)} %` : ''} |`,
     );
 };
 

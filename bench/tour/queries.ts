@@ -38,6 +38,13 @@ export const TOUR: readonly TourQuery[] = [
   },
   {
     family: 'predicate pushdown',
+    rule: 'derived-table-merge',
+    warehouse: 'bigquery',
+    query:
+      "SELECT x.l_orderkey, x.l_quantity FROM (SELECT l_orderkey, l_quantity, l_comment, l_shipdate FROM lineitem WHERE l_quantity > 45) AS x WHERE x.l_shipdate >= DATE '1995-01-01' AND x.l_shipdate < DATE '1995-02-01'",
+  },
+  {
+    family: 'predicate pushdown',
     rule: 'cte-predicate-pushdown',
     warehouse: 'bigquery',
     query:
@@ -118,10 +125,38 @@ export const TOUR: readonly TourQuery[] = [
       'SELECT a.o_orderkey, a.o_orderdate, b.o_comment FROM orders a JOIN orders b ON a.o_orderkey = b.o_orderkey',
   },
   {
+    family: 'joins',
+    rule: 'derived-join-to-semi-join',
+    warehouse: 'bigquery',
+    query:
+      "SELECT l.l_orderkey, l.l_comment FROM lineitem l JOIN (SELECT DISTINCT o_orderkey FROM orders WHERE o_orderpriority = '1-URGENT') d ON d.o_orderkey = l.l_orderkey WHERE EXTRACT(YEAR FROM l.l_shipdate) = 1995",
+  },
+  {
+    family: 'clean-ups',
+    rule: 'or-to-in',
+    warehouse: 'bigquery',
+    query:
+      "SELECT l_comment FROM lineitem WHERE (l_shipmode = 'AIR' OR l_shipmode = 'MAIL') AND EXTRACT(YEAR FROM l_shipdate) = 1995",
+  },
+  {
+    family: 'clean-ups',
+    rule: 'union-to-union-all',
+    warehouse: 'bigquery',
+    query:
+      "SELECT l_orderkey, l_linenumber, l_comment, 'early' AS kind FROM lineitem WHERE EXTRACT(YEAR FROM l_shipdate) = 1992 UNION DISTINCT SELECT l_orderkey, l_linenumber, l_comment, 'late' FROM lineitem WHERE EXTRACT(YEAR FROM l_shipdate) = 1998",
+  },
+  {
     family: 'subqueries',
     rule: 'count-to-exists',
     warehouse: 'bigquery',
     query:
       "SELECT o_orderkey, o_comment FROM orders WHERE (SELECT count(*) FROM lineitem WHERE l_orderkey = o_orderkey AND l_comment LIKE '%fur%' AND EXTRACT(YEAR FROM l_shipdate) = 1995) > 0",
+  },
+  {
+    family: 'subqueries',
+    rule: 'correlated-aggregate-to-join',
+    warehouse: 'bigquery',
+    query:
+      'SELECT o_orderkey, o_comment, (SELECT max(l_comment) FROM lineitem WHERE l_orderkey = o_orderkey AND EXTRACT(YEAR FROM l_shipdate) = 1995) AS last_note FROM orders WHERE o_totalprice > 400000',
   },
 ];

@@ -22,6 +22,7 @@ import { requestSerializer } from './log-redaction.ts';
 import { lowerCaseWarehouse, validationDetail } from './request-wording.ts';
 import { RequestLogController } from './request-log.ts';
 import type { DestinationStream } from 'pino';
+import type { Histogram } from 'prom-client';
 
 export type App = FastifyInstance;
 
@@ -142,10 +143,18 @@ export const buildApp = async (
     if (foreground) reply.raw.once('close', foreground.enter());
     done();
   });
-  app.addHook('onResponse', async (req, reply) => {
-    services.metrics.httpDuration
-      .labels(req.method, req.routeOptions.url ?? 'unknown', String(reply.statusCode))
-      .observe(reply.elapsedTime / 1000);
+  // One histogram child per (method, route, status), bound once: a request looks it up, it builds no labels.
+  const durations = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  app.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? 'unknown';
+    const id = `${req.method} ${reply.statusCode} ${route}`;
+    let child = durations.get(id);
+    if (child === undefined) {
+      child = services.metrics.httpDuration.labels(req.method, route, String(reply.statusCode));
+      durations.set(id, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   // Responses finished during shutdown close their connection, so a keep-alive client cannot hold close() open.

@@ -1,5 +1,11 @@
 import { LogController } from 'fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+
+/** Whether a line at `level` would be written (pino says; a logger that cannot say is asked to write it). */
+const enabled = (log: FastifyBaseLogger, level: string): boolean => {
+  const ask = (log as { isLevelEnabled?: (l: string) => boolean }).isLevelEnabled;
+  return ask === undefined || ask.call(log, level);
+};
 
 /** Probes polled by orchestrators and scrapers: logged only at `trace`, so they never bury anything. */
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
@@ -17,8 +23,10 @@ export class RequestLogController extends LogController {
   }
 
   override requestCompleted(error: Error | null, req: FastifyRequest, reply: FastifyReply): void {
-    const level = PROBES.has(pathOf(req)) ? 'trace' : 'debug';
-    reply.log[error ? 'error' : level](
+    const level = error ? 'error' : PROBES.has(pathOf(req)) ? 'trace' : 'debug';
+    // Nothing is built for a line the level leaves out (the default, info, leaves out every request's).
+    if (!enabled(reply.log, level)) return;
+    reply.log[level](
       {
         req,
         res: { statusCode: reply.statusCode },
@@ -30,6 +38,6 @@ export class RequestLogController extends LogController {
   }
 
   override routeNotFound(req: FastifyRequest): void {
-    req.log.debug({ req }, 'route not found');
+    if (enabled(req.log, 'debug')) req.log.debug({ req }, 'route not found');
   }
 }

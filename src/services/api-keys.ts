@@ -11,6 +11,7 @@ import {
 } from '../store/api-keys.ts';
 import type { ApiKeyRecord } from '../store/api-keys.ts';
 import type { Db } from '../store/db.ts';
+import { LIMITS_CHANGE } from '../store/key-changes.ts';
 import type { KeyChangeFeed } from '../store/key-changes.ts';
 
 /** Who a request acts for, once its key is accepted. */
@@ -42,7 +43,8 @@ const USE_WRITE_MS = 60_000;
 const CACHE_MAX = 10_000;
 
 /**
- * Live keys already accepted, by hash. A key is answered from memory after its first use, so that
+ * Live keys already accepted, by the token as presented (held in this process's memory only, as the request
+ * that carried it is; never logged or written). A key is answered from memory after its first use, so that
  * authenticating costs no round trip to the store; correctness rests on the process hearing of every
  * revocation before it answers from memory again:
  * - Embedded store: it belongs to one process and every revocation goes through `ApiKeyService.revoke` (the
@@ -66,7 +68,7 @@ const caches = new WeakMap<Db, KeyCache>();
 const forget = (c: KeyCache, keyId: string | undefined): void => {
   c.generation++;
   if (keyId === undefined) c.live.clear();
-  else for (const [hash, k] of c.live) if (k.record.id === keyId) c.live.delete(hash);
+  else for (const [token, k] of c.live) if (k.record.id === keyId) c.live.delete(token);
 };
 const cacheFor = (db: Db, feed: KeyChangeFeed | undefined): KeyCache | undefined => {
   if (db.kind !== 'embedded' && feed === undefined) return undefined;
@@ -78,7 +80,9 @@ const cacheFor = (db: Db, feed: KeyChangeFeed | undefined): KeyCache | undefined
       generation: 0,
       feed: db.kind === 'embedded' ? undefined : feed,
     };
-    feed?.subscribe((keyId) => forget(created, keyId));
+    feed?.subscribe((keyId) => {
+      if (keyId?.startsWith(LIMITS_CHANGE) !== true) forget(created, keyId);
+    });
     caches.set(root, (c = created));
   }
   return c;
@@ -121,19 +125,19 @@ export const createApiKeyService = (
     },
     authenticate: async (token) => {
       const invalid = (why: string) => new GatewayError('invalid-token', why);
-      if (!isWellFormedApiKey(token)) throw invalid('The API key is not valid.');
       const at = now();
-      const hash = hashApiKey(token);
       const expired = (r: ApiKeyRecord): boolean =>
         r.expiresAt !== null && r.expiresAt.getTime() <= at.getTime();
-      let known = usable(cache) ? cache.live.get(hash) : undefined;
+      // The hot path: a Map lookup by the token as presented (no hash, no format check: only live keys that
+      // were accepted are there); revocation, the feed and expiry still decide as below.
+      let known = usable(cache) ? cache.live.get(token) : undefined;
       if (cache && known && cache.feed && at.getTime() - known.cachedAt >= SERVER_ENTRY_MS) {
-        cache.live.delete(hash);
+        cache.live.delete(token);
         known = undefined;
       }
       if (cache && known) {
         if (expired(known.record)) {
-          cache.live.delete(hash);
+          cache.live.delete(token);
           throw invalid('The API key has expired.');
         }
         if (at.getTime() - known.useWrittenAt >= USE_WRITE_MS) {
@@ -143,6 +147,8 @@ export const createApiKeyService = (
         }
         return { accountId: known.record.accountId, keyId: known.record.id };
       }
+      if (!isWellFormedApiKey(token)) throw invalid('The API key is not valid.');
+      const hash = hashApiKey(token);
       const generation = usable(cache) ? cache.generation : undefined;
       // One round trip: the lookup also records the use (of a live key, at most once a minute).
       const record = await findApiKeyForUse(db, hash, at);
@@ -153,7 +159,7 @@ export const createApiKeyService = (
         if (cache.live.size >= CACHE_MAX) cache.live.clear();
         const last = record.lastUsedAt?.getTime();
         const useWrittenAt = last !== undefined && at.getTime() - last < USE_WRITE_MS ? last : at.getTime();
-        cache.live.set(hash, { record, useWrittenAt, cachedAt: at.getTime() });
+        cache.live.set(token, { record, useWrittenAt, cachedAt: at.getTime() });
       }
       return { accountId: record.accountId, keyId: record.id };
     },

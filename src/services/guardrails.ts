@@ -3,11 +3,21 @@ import type { CostEstimate } from '../core/cost/model.ts';
 import { GatewayError, RETRY_AFTER } from '../core/errors.ts';
 import { listApiKeys } from '../store/api-keys.ts';
 import type { Db } from '../store/db.ts';
-import { markThreshold, readCounters, reserveSpend, settleSpend } from '../store/spend-counters.ts';
+import {
+  addSpendSql,
+  counterRecordset,
+  markThreshold,
+  readCounters,
+  reserveSpend,
+  settleSpend,
+} from '../store/spend-counters.ts';
 import type { CounterState, SpendCounter, SpendPeriod } from '../store/spend-counters.ts';
 import { readSpendLimits, writeSpendLimits } from '../store/spend-limits.ts';
 import type { SpendLimits } from '../store/spend-limits.ts';
 import type { RunReport } from '../warehouses/adapter.ts';
+import type { SpendAddition } from '../store/query-log.ts';
+import { LIMITS_CHANGE } from '../store/key-changes.ts';
+import type { KeyChangeFeed } from '../store/key-changes.ts';
 import type { Principal } from './api-keys.ts';
 
 /** Limits as the API shows and takes them; `null`: no limit. */
@@ -26,6 +36,12 @@ export type Admission = {
   readonly maxBytesBilled?: number;
   /** Replaces the reservation by what the warehouse reports (`run`), or releases it when the query did not run. */
   settle(outcome: { ran: boolean; run?: RunReport; savingsUsd: number }): Promise<void>;
+  /**
+   * Only when nothing was reserved (no budget applies to the query): what a query that ran adds to its spend
+   * counters, for the caller to write with the query's record (query-log.ts `recordQuery`), in place of
+   * `settle` (which then does nothing).
+   */
+  unreserved?(outcome: { run?: RunReport; savingsUsd: number }): SpendAddition;
 };
 
 export type UsageEntry = {
@@ -120,9 +136,56 @@ export const createGuardrails = (deps: {
   now?: () => Date;
   /** Called once a threshold event is in the outbox. */
   notify?: () => void;
+  /** Changes announced by every replica on a PostgreSQL store (limits are cached only while it listens). */
+  changes?: KeyChangeFeed;
 }): Guardrails => {
   const { db } = deps;
   const now = deps.now ?? (() => new Date());
+
+  /**
+   * The limits of (account, key) as last read, so that admitting a query costs no round trip for them. Usable
+   * on the embedded store (one process: every change goes through this service) and on a PostgreSQL store
+   * while the change feed listens: a change by any replica is announced on commit (`limits:<account>`) and
+   * forgets the account's entries; the feed dropping or coming back forgets everything, and while it is down
+   * nothing is answered from memory. A read that overlapped a change is not remembered (`generation`).
+   */
+  const feed = deps.changes;
+  const cacheable = db.kind === 'embedded' || feed !== undefined;
+  const limitsCache = new Map<
+    string,
+    { accountId: string; limits: { account: SpendLimits; key: SpendLimits } }
+  >();
+  let generation = 0;
+  const forgetLimits = (accountId: string | undefined): void => {
+    generation++;
+    if (accountId === undefined) limitsCache.clear();
+    else for (const [k, v] of limitsCache) if (v.accountId === accountId) limitsCache.delete(k);
+  };
+  feed?.subscribe((payload) => {
+    if (payload === undefined) forgetLimits(undefined);
+    else if (payload.startsWith(LIMITS_CHANGE)) forgetLimits(payload.slice(LIMITS_CHANGE.length));
+  });
+  const limitsOf = async (accountId: string, keyId: string) => {
+    const usable = cacheable && (feed === undefined || feed.live);
+    const id = `${accountId}\u0000${keyId}`;
+    const known = usable ? limitsCache.get(id) : undefined;
+    if (known) return known.limits;
+    const g = generation;
+    const limits = await readSpendLimits(db, accountId, keyId);
+    if (usable && g === generation && (feed === undefined || feed.live)) {
+      if (limitsCache.size >= 10_000) limitsCache.clear();
+      limitsCache.set(id, { accountId, limits });
+    }
+    return limits;
+  };
+  const writeLimits = async (accountId: string, keyId: string, input: LimitsInput): Promise<LimitsView> => {
+    forgetLimits(accountId);
+    try {
+      return view(await writeSpendLimits(db, accountId, keyId, fromInput(input)));
+    } finally {
+      forgetLimits(accountId);
+    }
+  };
 
   const ownKey = async (accountId: string, keyId: string): Promise<{ id: string; name: string }> => {
     const key = (await listApiKeys(db, accountId)).find((k) => k.id === keyId);
@@ -208,7 +271,7 @@ export const createGuardrails = (deps: {
   return {
     admit: async (principal, estimate) => {
       const at = now();
-      const { account, key } = await readSpendLimits(db, principal.accountId, principal.keyId);
+      const { account, key } = await limitsOf(principal.accountId, principal.keyId);
       const maxUsd = strictest(account.maxUsdPerQuery, key.maxUsdPerQuery);
       const maxBytes = strictest(account.maxBytesPerQuery, key.maxBytesPerQuery);
       const limitScope = (a: number | null, k: number | null): 'account' | 'key' =>
@@ -259,6 +322,27 @@ export const createGuardrails = (deps: {
           },
         );
       }
+      // No budget applies: nothing to reserve; the spend is added with the query's record (`unreserved`).
+      if (counters.every((c) => c.capUsd === null)) {
+        let added = false;
+        const addition = (run: RunReport | undefined, savingsUsd: number): SpendAddition => {
+          added = true;
+          return { counters, usd: actualUsd(estimate, run), savingsUsd: Math.max(0, savingsUsd) };
+        };
+        return {
+          ...(maxBytes !== null ? { maxBytesBilled: maxBytes } : {}),
+          unreserved: ({ run, savingsUsd }) => addition(run, savingsUsd),
+          settle: async ({ ran, run, savingsUsd }) => {
+            if (added || !ran) return;
+            const a = addition(run, savingsUsd);
+            await db.query(addSpendSql('$1', '$2', '$3'), [
+              counterRecordset(a.counters),
+              a.usd,
+              a.savingsUsd,
+            ]);
+          },
+        };
+      }
       const reserved = Math.max(0, estimate.usd);
       if (!(await reserveSpend(db, counters, reserved)))
         throw await exhausted(principal, counters, estimate, at);
@@ -284,15 +368,14 @@ export const createGuardrails = (deps: {
       };
     },
     accountLimits: async (accountId) => view((await readSpendLimits(db, accountId)).account),
-    setAccountLimits: async (accountId, input) =>
-      view(await writeSpendLimits(db, accountId, '', fromInput(input))),
+    setAccountLimits: (accountId, input) => writeLimits(accountId, '', input),
     keyLimits: async (accountId, keyId) => {
       await ownKey(accountId, keyId);
       return view((await readSpendLimits(db, accountId, keyId)).key);
     },
     setKeyLimits: async (accountId, keyId, input) => {
       await ownKey(accountId, keyId);
-      return view(await writeSpendLimits(db, accountId, keyId, fromInput(input)));
+      return writeLimits(accountId, keyId, input);
     },
     usage: async (accountId, period, at = now()) => {
       const { start, end } = periodOf(period, at);

@@ -26,14 +26,39 @@ const verdictOf = (res: RateLimiterRes, limit: number, windowSeconds: number, al
   windowSeconds,
 });
 
+/** Tokens one replica took from a key's shared count ahead of use, valid until the window ends. */
+type Lease = {
+  tokens: number;
+  /** The shared count's remaining points just after the lease was taken (its own tokens counted as used). */
+  remaining: number;
+  /** When the window (and with it every leased token) ends, ms since the epoch. */
+  until: number;
+  /** A lease being taken: requests of this key wait for it instead of going to Redis each. */
+  pending?: Promise<void> | undefined;
+};
+
+/** How leases are sized (defaults: at most 100 tokens, and at most 1/1000 of what the window has left). */
+export type LeaseOptions = { maxLease?: number; headroomDivisor?: number };
+
 /**
- * Fixed-window counter per key in Redis, through rate-limiter-flexible: one Lua script per request sets the
+ * Fixed-window counter per key in Redis, through rate-limiter-flexible: one Lua script per call sets the
  * window's key with its expiry if absent and increments it, so replicas never race (atomic on the server).
+ *
+ * Leases keep most requests off Redis while the window has plenty left: a replica that knows the shared count
+ * has R points left takes n = min(maxLease, floor(R / headroomDivisor)) points in one call (when n ≥ 2) and
+ * answers the next n − 1 requests of that key from memory until the window ends. Every point answered
+ * from memory was counted in Redis first, so the replicas together never allow more than the limit. What they
+ * may leave unused is the tokens still leased when the window runs out: at most one lease per replica, each
+ * ≤ limit / headroomDivisor (0.1 % of the limit by default), and nothing for limits under 2 × headroomDivisor
+ * (every request goes to Redis). A lease that found less left than it asked keeps what there was and gives
+ * the rest back (`reward`).
+ *
  * When Redis does not answer (down, restarting, a command past `commandTimeout`):
  * - `allow`: an in-memory limiter of the same limit decides (each replica counts alone until Redis is back,
  *   so N replicas allow up to N × the limit meanwhile); the next request after Redis returns counts there again.
  * - `deny`: the request is refused (429, Retry-After 1).
- * ioredis reconnects by itself; with its offline queue off, a request never waits for Redis to come back.
+ * Tokens already leased are used either way (they were counted). ioredis reconnects by itself; with its
+ * offline queue off, a request never waits for Redis to come back.
  */
 export const createRedisRateLimiter = (opts: {
   redis: Redis;
@@ -41,8 +66,11 @@ export const createRedisRateLimiter = (opts: {
   limit: number;
   windowSeconds: number;
   onStoreError: 'allow' | 'deny';
+  lease?: LeaseOptions;
 }): RateLimiter => {
   const { limit, windowSeconds } = opts;
+  const maxLease = opts.lease?.maxLease ?? 100;
+  const divisor = opts.lease?.headroomDivisor ?? 1000;
   const limiter = new RateLimiterRedis({
     storeClient: opts.redis,
     keyPrefix: `${opts.keyPrefix}rl`,
@@ -53,22 +81,87 @@ export const createRedisRateLimiter = (opts: {
       ? { insuranceLimiter: new RateLimiterMemory({ points: limit, duration: windowSeconds }) }
       : {}),
   });
+  const leases = new Map<string, Lease>();
+  const unavailable: RateVerdict = {
+    allowed: false,
+    limit,
+    remaining: 0,
+    resetSeconds: 1,
+    windowSeconds,
+    storeUnavailable: true,
+  };
+  const fromLease = (l: Lease, now: number): RateVerdict | undefined => {
+    if (l.tokens <= 0 || now >= l.until) return undefined;
+    l.tokens--;
+    return {
+      allowed: true,
+      limit,
+      remaining: l.remaining + l.tokens,
+      resetSeconds: Math.max(1, Math.ceil((l.until - now) / 1000)),
+      windowSeconds,
+    };
+  };
+  /** Takes `n` points in one call; keeps n − 1 of them for later requests. */
+  const consume = async (key: string, n: number): Promise<RateVerdict> => {
+    let res: RateLimiterRes;
+    let granted = n;
+    try {
+      res = await limiter.consume(key, n);
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) return unavailable; // only with `deny`
+      res = e;
+      // Past the limit: what was left before this call is ours, the rest goes back.
+      granted = n === 1 ? 0 : Math.max(0, Math.min(n, limit - (res.consumedPoints - n)));
+      if (n > 1) await limiter.reward(key, n - granted).catch(() => undefined);
+      if (granted === 0) return verdictOf(res, limit, windowSeconds, false);
+    }
+    const now = Date.now();
+    const remaining = Math.max(0, limit - Math.min(limit, res.consumedPoints - (n - granted)));
+    if (leases.size > 10_000) for (const [k, v] of leases) if (v.until <= now && !v.pending) leases.delete(k);
+    const l = leases.get(key);
+    const until = now + res.msBeforeNext;
+    if (l === undefined) leases.set(key, { tokens: granted - 1, remaining, until });
+    else {
+      // A newer window's count replaces the old one's; tokens of the same window add up.
+      if (until > l.until + 1000 || now >= l.until) l.tokens = 0;
+      l.tokens = Math.max(0, l.tokens) + granted - 1;
+      l.remaining = remaining;
+      l.until = until;
+    }
+    return {
+      allowed: true,
+      limit,
+      remaining: remaining + granted - 1,
+      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+      windowSeconds,
+    };
+  };
   return {
     kind: 'redis',
     take: async (key) => {
-      try {
-        return verdictOf(await limiter.consume(key), limit, windowSeconds, true);
-      } catch (e) {
-        if (e instanceof RateLimiterRes) return verdictOf(e, limit, windowSeconds, false);
-        // Only with `deny` (no insurance limiter): Redis failed and nothing else may decide.
-        return {
-          allowed: false,
-          limit,
-          remaining: 0,
-          resetSeconds: 1,
-          windowSeconds,
-          storeUnavailable: true,
-        };
+      for (;;) {
+        const now = Date.now();
+        const l = leases.get(key);
+        if (l !== undefined) {
+          const v = fromLease(l, now);
+          if (v) return v;
+          if (l.pending) {
+            await l.pending;
+            continue;
+          }
+        }
+        const known = l !== undefined && now < l.until ? l.remaining : 0;
+        const n = Math.min(maxLease, Math.floor(known / divisor));
+        if (n < 2 || l === undefined) return consume(key, 1);
+        let verdict!: RateVerdict;
+        const pending = consume(key, n).then((v) => void (verdict = v));
+        l.pending = pending;
+        try {
+          await pending;
+        } finally {
+          if (l.pending === pending) l.pending = undefined;
+        }
+        return verdict;
       }
     },
   };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Db } from '../store/db.ts';
 import { recordQuery } from '../store/query-log.ts';
-import type { LoggedEvent, QueryLogEntry } from '../store/query-log.ts';
+import type { LoggedEvent, QueryLogEntry, SpendAddition } from '../store/query-log.ts';
 import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import type { WarehouseName } from '../warehouses/index.ts';
 import type { Warehouse, WarehouseRegistry } from '../warehouses/registry.ts';
@@ -132,10 +132,10 @@ export const createQueryService = (deps: {
   };
 
   /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
-  const log = async (entry: QueryLogEntry, result?: QueryResult): Promise<string> => {
+  const log = async (entry: QueryLogEntry, result?: QueryResult, spend?: SpendAddition): Promise<string> => {
     const { outbox } = deps;
     const event = result && outbox ? outbox.eventFor(entry, result) : null;
-    const { id, evented } = await recordQuery(deps.db, entry, event);
+    const { id, evented } = await recordQuery(deps.db, entry, event, spend);
     if (evented) outbox?.queued();
     return id;
   };
@@ -222,11 +222,10 @@ export const createQueryService = (deps: {
               throw bytesLimitExceeded(byteCap, plan, 'warehouse', e);
             throw e;
           });
-        await admission?.settle({
-          ran: true,
-          ...(outcome.run ? { run: outcome.run } : {}),
-          savingsUsd: cost.savings,
-        });
+        const ranWith = { ...(outcome.run ? { run: outcome.run } : {}), savingsUsd: cost.savings };
+        // Without a reservation, the spend goes in the record's statement (one round trip for both).
+        const spend = admission?.unreserved?.(ranWith);
+        if (spend === undefined) await admission?.settle({ ran: true, ...ranWith });
         const result: QueryResult = {
           trace_id: traceId,
           rewritten_query: rewrittenSql,
@@ -256,6 +255,7 @@ export const createQueryService = (deps: {
             errorCode: null,
           },
           result,
+          spend,
         );
         if (ticket && shadow && plan.prepared.shapeDigest !== undefined) {
           ticket.submit({

@@ -2,6 +2,11 @@ import pg from 'pg';
 
 /** The channel a key's revocation is announced on, in the same statement that revokes it (api-keys.ts). */
 export const KEY_CHANGES_CHANNEL = 'sqlgate_api_keys';
+/**
+ * On the same channel, a payload `limits:<account id>`: that account's spend limits (or one of its keys')
+ * changed (store/spend-limits.ts); guardrails forget what they remembered of it.
+ */
+export const LIMITS_CHANGE = 'limits:';
 
 /**
  * Changes to API keys made by any process on one PostgreSQL store, as they commit. `live` is true while the

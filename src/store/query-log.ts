@@ -1,4 +1,6 @@
 import type { Queryable } from './db.ts';
+import { addSpendSql, counterRecordset } from './spend-counters.ts';
+import type { SpendCounter } from './spend-counters.ts';
 
 export type QueryLogEntry = {
   accountId: string;
@@ -58,9 +60,16 @@ export const insertQueryLog = async (db: Queryable, e: QueryLogEntry): Promise<s
 export type LoggedEvent = { id: string; type: string; payload: string };
 
 /**
+ * What a query that reserved nothing (no budget applies to it) adds to its spend counters: written in the
+ * statement of its record (`recordQuery`) instead of a reservation and a settlement of their own.
+ */
+export type SpendAddition = { counters: readonly SpendCounter[]; usd: number; savingsUsd: number };
+
+/**
  * Writes one entry and, with `event`, the webhook event for it when the entry's account has an enabled
- * endpoint (nothing when it has none) — in ONE statement (data-modifying CTEs), so it is atomic by itself: the
- * event exists exactly when the record does, and it takes one round trip to the store (no BEGIN/COMMIT).
+ * endpoint (nothing when it has none), and with `spend`, its cost and savings added to its spend counters —
+ * in ONE statement (data-modifying CTEs), so it is atomic by itself: the event and the spend exist exactly when
+ * the record does, and it takes one round trip to the store (no BEGIN/COMMIT).
  * The event's deliveries, one per endpoint, are written by the dispatcher (`fanOutEvents`), so the
  * statement costs the same for one endpoint or ten. Returns the record's id and whether an event was written.
  */
@@ -68,8 +77,9 @@ export const recordQuery = async (
   db: Queryable,
   e: QueryLogEntry,
   event: LoggedEvent | null,
+  spend?: SpendAddition,
 ): Promise<{ id: string; evented: boolean }> => {
-  if (event === null) {
+  if (event === null && spend === undefined) {
     // A failure's message goes in the same statement (no event is written for a failure).
     const detail = e.errorDetail ?? null;
     const { rows } = await db.query<{ id: string | number }>(
@@ -80,16 +90,24 @@ export const recordQuery = async (
     );
     return { id: String(rows[0]?.id), evented: false };
   }
-  const { rows } = await db.query<{ id: string | number; evented: boolean }>(
-    `WITH log AS (
-       INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id, account_id),
-     ev AS (
+  const values = params(e);
+  const ctes = [`log AS (INSERT INTO query_log (${COLUMNS}) VALUES (${VALUES}) RETURNING id, account_id)`];
+  if (spend !== undefined && spend.counters.length > 0) {
+    const p = values.push(counterRecordset(spend.counters), spend.usd, spend.savingsUsd);
+    ctes.push(`sp AS (${addSpendSql(`$${p - 2}`, `$${p - 1}`, `$${p}`)} RETURNING 1)`);
+  }
+  if (event !== null) {
+    const p = values.push(event.id, event.type, event.payload);
+    ctes.push(`ev AS (
        INSERT INTO webhook_events (id, account_id, type, payload, query_log_id, fanned_out)
-       SELECT $19, log.account_id, $20, $21, log.id, false FROM log
+       SELECT $${p - 2}, log.account_id, $${p - 1}, $${p}, log.id, false FROM log
        WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE account_id = log.account_id AND enabled)
-       RETURNING id)
-     SELECT (SELECT id FROM log) AS id, EXISTS (SELECT 1 FROM ev) AS evented`,
-    [...params(e), event.id, event.type, event.payload],
+       RETURNING id)`);
+  }
+  const { rows } = await db.query<{ id: string | number; evented: boolean }>(
+    `WITH ${ctes.join(',\n     ')}
+     SELECT (SELECT id FROM log) AS id, ${event !== null ? 'EXISTS (SELECT 1 FROM ev)' : 'false'} AS evented`,
+    values,
   );
   return { id: String(rows[0]?.id), evented: rows[0]?.evented === true };
 };

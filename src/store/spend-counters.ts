@@ -46,7 +46,7 @@ const toState = (r: Row): CounterState => ({
 });
 const STATE = 'scope, period, starts_at, used_usd, savings_usd, queries, cap_usd, notified_pct';
 
-const recordset = (counters: readonly SpendCounter[]): string =>
+export const counterRecordset = (counters: readonly SpendCounter[]): string =>
   JSON.stringify(
     counters.map((c) => ({
       scope: c.scope,
@@ -69,6 +69,20 @@ const isOverBudget = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23514';
 
 /**
+ * The statement that adds a query's cost (`usd`), its savings and one query to every counter (created when
+ * absent), in the one lock order: for counters without a budget, which need no reservation (query-log.ts
+ * writes it with the query's record). Parameters are SQL placeholders: the counters' recordset, usd, savings.
+ */
+export const addSpendSql = (counters: string, usd: string, savings: string): string =>
+  `INSERT INTO spend_counters AS c (scope, period, starts_at, account_id, used_usd, savings_usd, cap_usd, queries)
+   SELECT x.scope, x.period, x.starts_at, x.account_id, ${usd}::float8, ${savings}::float8, x.cap, 1
+   FROM ${RECORDSET.replace('$1', counters)}
+   ORDER BY ${LOCK_ORDER('x')}
+   ON CONFLICT (scope, period, starts_at) DO UPDATE SET used_usd = c.used_usd + EXCLUDED.used_usd,
+     savings_usd = c.savings_usd + EXCLUDED.savings_usd, cap_usd = EXCLUDED.cap_usd, queries = c.queries + 1,
+     updated_at = now()`;
+
+/**
  * Adds `usd` to every counter in ONE statement, which fails as a whole (CHECK `spend_within_budget`) when any
  * counter would pass its budget: the row locks of the upsert serialize concurrent reservations on a PostgreSQL
  * server, and the embedded store runs one statement at a time, so no two requests can both take the last of a
@@ -87,7 +101,7 @@ export const reserveSpend = async (
        ORDER BY ${LOCK_ORDER('x')}
        ON CONFLICT (scope, period, starts_at) DO UPDATE SET used_usd = c.used_usd + EXCLUDED.used_usd,
          cap_usd = EXCLUDED.cap_usd, queries = c.queries + 1, updated_at = now()`,
-      [recordset(counters), usd],
+      [counterRecordset(counters), usd],
     );
     return true;
   } catch (e) {
@@ -122,7 +136,7 @@ export const settleSpend = async (
        updated_at = now()
      FROM locked AS k WHERE c.scope = k.scope AND c.period = k.period AND c.starts_at = k.starts_at
      RETURNING c.scope, c.period, c.starts_at, c.used_usd, c.savings_usd, c.queries, c.cap_usd, c.notified_pct`,
-    [recordset(counters), delta, savingsUsd, queriesDelta],
+    [counterRecordset(counters), delta, savingsUsd, queriesDelta],
   );
   return rows.map(toState);
 };

@@ -1,4 +1,5 @@
 import type { Queryable } from './db.ts';
+import { KEY_CHANGES_CHANNEL, LIMITS_CHANGE } from './key-changes.ts';
 
 /** Limits of an account (`keyId` '') or of one API key; `null`: no limit. */
 export type SpendLimits = {
@@ -59,13 +60,16 @@ export const writeSpendLimits = async (
   keyId: string,
   l: Omit<SpendLimits, 'updatedAt'>,
 ): Promise<SpendLimits> => {
-  const { rows } = await db.query<Row>(
-    `INSERT INTO spend_limits (account_id, key_id, max_usd_per_query, max_bytes_per_query, usd_per_day, usd_per_month)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (account_id, key_id) DO UPDATE SET max_usd_per_query = EXCLUDED.max_usd_per_query,
-       max_bytes_per_query = EXCLUDED.max_bytes_per_query, usd_per_day = EXCLUDED.usd_per_day,
-       usd_per_month = EXCLUDED.usd_per_month, updated_at = now()
-     RETURNING ${COLUMNS}`,
+  // Announced in the same statement (delivered on commit) to every process caching limits (guardrails.ts).
+  const { rows } = await db.query<Row & { n: unknown }>(
+    `WITH w AS (
+       INSERT INTO spend_limits (account_id, key_id, max_usd_per_query, max_bytes_per_query, usd_per_day, usd_per_month)
+       VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (account_id, key_id) DO UPDATE SET max_usd_per_query = EXCLUDED.max_usd_per_query,
+         max_bytes_per_query = EXCLUDED.max_bytes_per_query, usd_per_day = EXCLUDED.usd_per_day,
+         usd_per_month = EXCLUDED.usd_per_month, updated_at = now()
+       RETURNING ${COLUMNS})
+     SELECT w.*, pg_notify('${KEY_CHANGES_CHANNEL}', '${LIMITS_CHANGE}' || $1) AS n FROM w`,
     [accountId, keyId, l.maxUsdPerQuery, l.maxBytesPerQuery, l.usdPerDay, l.usdPerMonth],
   );
   return toLimits(rows[0] as Row);

@@ -15,6 +15,7 @@ import type { Row } from './snowflake-catalog.ts';
 import { parseExplainJson } from './snowflake-cost.ts';
 import type { SnowflakePlan } from './snowflake-cost.ts';
 import { snowflakeError } from './snowflake-errors.ts';
+import { snowflakeCell, snowflakeColumns, SNOWFLAKE_FETCH_AS_STRING } from './snowflake-rows.ts';
 import { sessionPool } from './snowflake-pool.ts';
 import {
   abortedBeforeStart,
@@ -65,6 +66,10 @@ const CAPABILITIES: Capabilities = {
   // (MULTI_STATEMENT_COUNT = 1), under a role with USAGE and SELECT only (the documented deployment).
   readOnlyConnection: true,
   streamingRowCount: true,
+  // streamRows(): rows converted exactly (snowflake-rows.ts), the stream paused while the sink holds back.
+  rows: true,
+  // The same conversion feeds shadow verification's fingerprint (`ExecuteOptions.tap`).
+  rowTap: true,
 };
 
 /** Strips leading blanks, comments and opening parentheses: what the statement's first keyword is. */
@@ -254,10 +259,16 @@ export const openSnowflake = async (
       );
     const work = async (conn: Connection): Promise<ExecuteResult> => {
       if (watch.reason() !== undefined) return stopped;
+      const sink = options.rows;
+      // Shadow verification's tap sees every row converted as a sink would (exact values), while rows are
+      // only counted for the client.
+      const tap = sink ? undefined : options.tap;
       const started = await new Promise<RowStatement>((resolve, reject) => {
         stmt = conn.execute({
           sqlText: text,
           streamResult: true,
+          // Rows for a sink come as arrays: one position per column, however the columns are named.
+          ...(sink || tap ? { rowMode: 'array' as const } : {}),
           parameters: {
             QUERY_TAG: queryTag(options.attribution),
             MULTI_STATEMENT_COUNT: 1,
@@ -270,12 +281,49 @@ export const openSnowflake = async (
           },
         });
       });
+      const sfColumns = started.getColumns() ?? [];
+      if (sink) await sink.columns(snowflakeColumns(sfColumns, gatewayName));
+      tap?.columns(sfColumns.map((c) => gatewayName(c.getName())));
       let rows = 0;
       await new Promise<void>((resolve, reject) => {
-        const s = started.streamRows();
+        const s = started.streamRows(
+          sink || tap ? { fetchAsString: [...SNOWFLAKE_FETCH_AS_STRING] } : undefined,
+        );
         stream = s;
-        s.on('data', () => {
+        s.on('data', (row: unknown) => {
           rows++;
+          if (tap) {
+            const values = row as readonly unknown[];
+            try {
+              tap.row(sfColumns.map((c, i) => snowflakeCell(c, values[i])));
+            } catch (e) {
+              reject(e instanceof Error ? e : new Error(String(e)));
+              s.destroy?.();
+            }
+            return;
+          }
+          if (!sink) return;
+          const values = row as readonly unknown[];
+          let pending: void | Promise<void>;
+          try {
+            pending = sink.row(sfColumns.map((c, i) => snowflakeCell(c, values[i])));
+          } catch (e) {
+            // Thrown here it would surface in the driver's own callback, outside any request.
+            reject(e instanceof Error ? e : new Error(String(e)));
+            s.destroy?.();
+            return;
+          }
+          // Back-pressure: no further row (and no further result chunk) until the sink has taken this one.
+          if (pending) {
+            s.pause();
+            pending.then(
+              () => s.resume(),
+              (e: unknown) => {
+                reject(e instanceof Error ? e : new Error(String(e)));
+                s.destroy?.();
+              },
+            );
+          }
         });
         s.on('error', reject);
         s.on('end', () => resolve());
@@ -285,7 +333,7 @@ export const openSnowflake = async (
       return {
         rows,
         // Folded (unquoted) names as queries write them: `N_NAME` → `n_name`; quoted names as they are.
-        columns: (started.getColumns() ?? []).map((c) => gatewayName(c.getName())),
+        columns: sfColumns.map((c) => gatewayName(c.getName())),
         run: { queryId: started.getQueryId() },
       };
     };

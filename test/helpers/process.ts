@@ -31,9 +31,11 @@ export type GatewayProcess = { url: string; proc: ChildProcess; output: () => st
 export const startGatewayProcess = (
   env: Record<string, string>,
   timeoutMs = 90_000,
+  /** `src/cli/main.ts` skips what `bin/sqlgate.js` does first (Node's version check, the server's V8 flags). */
+  entry: 'bin/sqlgate.js' | 'src/cli/main.ts' = 'bin/sqlgate.js',
 ): Promise<GatewayProcess> =>
   new Promise((resolve, reject) => {
-    const proc = spawn(NODE, [`${ROOT}bin/sqlgate.js`, 'serve'], {
+    const proc = spawn(NODE, [`${ROOT}${entry}`, 'serve'], {
       env: childEnv({ SQLGATE_PORT: '0', ...env }),
       cwd: ROOT,
     });

@@ -1,11 +1,11 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway } from '../support/app.ts';
 import type { TestGateway } from '../support/app.ts';
 import { scanStats } from '../support/snowflake-standin-sql.ts';
+import { snowflakeKeys, snowflakeEnv } from '../support/snowflake-keys.ts';
 import { startSnowflakeStandin } from '../support/snowflake-standin.ts';
 import type { SnowflakeStandin, StandinQuery } from '../support/snowflake-standin.ts';
 import { duckDbTpchRowCounts, tpchQueries } from '../support/tpch-duckdb.ts';
@@ -22,23 +22,11 @@ let s: SnowflakeStandin;
 let gw: TestGateway;
 let dir: string;
 beforeAll(async () => {
-  const keys = generateKeyPairSync('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
+  const keys = snowflakeKeys();
   dir = mkdtempSync(join(tmpdir(), 'sqlgate-snowflake-'));
-  writeFileSync(join(dir, 'key.p8'), keys.privateKey, { mode: 0o600 });
   s = await startSnowflakeStandin({ port: 56215, publicKey: keys.publicKey, holdMs: 100 });
   gw = await startTestGateway({
-    SQLGATE_SNOWFLAKE_ACCOUNT: s.account,
-    SQLGATE_SNOWFLAKE_USER: s.user,
-    SQLGATE_SNOWFLAKE_PRIVATE_KEY_FILE: join(dir, 'key.p8'),
-    SQLGATE_SNOWFLAKE_WAREHOUSE: s.warehouse,
-    SQLGATE_SNOWFLAKE_DATABASE: s.database,
-    SQLGATE_SNOWFLAKE_SCHEMA: s.schema,
-    SQLGATE_SNOWFLAKE_ROLE: s.role,
-    SQLGATE_SNOWFLAKE_ACCESS_URL: s.url,
+    ...snowflakeEnv(s, keys.privateKey, dir),
     SQLGATE_SNOWFLAKE_WAREHOUSE_SIZE: 'SMALL',
     SQLGATE_SNOWFLAKE_USD_PER_CREDIT: '3',
     SQLGATE_DEFAULT_WAREHOUSE: 'snowflake',

@@ -73,6 +73,72 @@ describe.skipIf(REDIS_URL === undefined)('Redis rate limiter', () => {
     expect((await limiters[0]!.take('key_b')).allowed).toBe(true);
   });
 
+  /** Counts the commands a client sends (every ioredis command goes through `sendCommand`). */
+  const counted = (r: Redis): { r: Redis; calls: () => number } => {
+    let n = 0;
+    const send = r.sendCommand.bind(r);
+    r.sendCommand = (...a: Parameters<Redis['sendCommand']>) => {
+      n++;
+      return send(...a);
+    };
+    return { r, calls: () => n };
+  };
+
+  it.each([20_000, 50_000])(
+    'leases, %i per window across three replicas: never past the limit, ≥ 99 % of it, most requests without Redis',
+    async (limit) => {
+      const keyPrefix = `${prefix}lease${limit}:`;
+      const clients = await Promise.all([0, 1, 2].map(async () => counted(await open(REDIS_URL ?? ''))));
+      // Not a test of Redis' speed: on a loaded machine a command may take longer than the gateway's 250 ms.
+      for (const c of clients) c.r.options.commandTimeout = 30_000;
+      const limiters = clients.map((c) =>
+        createRedisRateLimiter({ redis: c.r, keyPrefix, limit, windowSeconds: 60, onStoreError: 'deny' }),
+      );
+      const tries = Math.round(limit * 1.05);
+      let allowed = 0;
+      let next = 0;
+      // 60 concurrent callers, spread over the three replicas; one of them stops early (its lease stays unused).
+      const caller = async (c: number): Promise<void> => {
+        for (let i = next++; i < tries; i = next++) {
+          const replica = c === 0 && i > limit / 2 ? 1 : i % 3;
+          const v = await limiters[replica]!.take('key_a');
+          if (v.allowed) allowed++;
+          expect(v.storeUnavailable).toBeUndefined();
+        }
+      };
+      await Promise.all(Array.from({ length: 60 }, (_, c) => caller(c)));
+      expect(allowed).toBeLessThanOrEqual(limit);
+      expect(allowed).toBeGreaterThanOrEqual(limit * 0.99);
+      const calls = clients.reduce((t, c) => t + c.calls(), 0);
+      expect(calls).toBeLessThan(tries / 2);
+      const refused = await limiters[2]!.take('key_a');
+      expect(refused).toMatchObject({ allowed: false, limit, remaining: 0, windowSeconds: 60 });
+    },
+    60_000,
+  );
+
+  it('a lease that finds less left than it asks keeps what there was and gives the rest back', async () => {
+    const keyPrefix = `${prefix}partial:`;
+    const r = await open(REDIS_URL ?? '');
+    const a = createRedisRateLimiter({
+      redis: r,
+      keyPrefix,
+      limit: 3000,
+      windowSeconds: 60,
+      onStoreError: 'deny',
+      lease: { maxLease: 100, headroomDivisor: 10 },
+    });
+    expect(await a.take('k')).toMatchObject({ allowed: true, remaining: 2999 });
+    // Other replicas take 2,990 meanwhile: 9 are left, and this replica still believes 2,999 are.
+    await r.incrby(`${keyPrefix}rl:k`, 2990);
+    const verdicts = await Promise.all(Array.from({ length: 20 }, () => a.take('k')));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(9);
+    // The limit's 3,000, plus the 11 refused (a refused request is counted too, as without leases).
+    expect(Number(await r.get(`${keyPrefix}rl:k`))).toBe(3000 + 11);
+    const last = verdicts.at(-1)!;
+    expect(last).toMatchObject({ allowed: false, remaining: 0 });
+  });
+
   it('Redis stopped: allow decides in memory, deny refuses; both recover by themselves', async () => {
     const redisCli = (args: string[]) =>
       execFileSync('redis-cli', ['-p', String(OWN_REDIS_PORT), ...args], { encoding: 'utf8', stdio: 'pipe' });

@@ -18,6 +18,8 @@ import { NODE, ROOT } from '../helpers/process.ts';
 import { BROKEN_RULE } from '../support/broken-rule.ts';
 import { startBigQueryStandin } from '../support/bigquery-standin.ts';
 import { CORPUS_DIR } from '../support/corpus-dir.ts';
+import { snowflakeKeys, snowflakeEnv } from '../support/snowflake-keys.ts';
+import { startSnowflakeStandin } from '../support/snowflake-standin.ts';
 
 const pgUrl = process.env.SQLGATE_TEST_POSTGRES_URL;
 const myUrl = process.env.SQLGATE_TEST_MYSQL_URL;
@@ -89,6 +91,29 @@ const FLAVOURS = [
           SQLGATE_BIGQUERY_MAX_RETRIES: '0',
         },
         drop: () => s.close(),
+      };
+    },
+    q1: 'SELECT n_name, n_nationkey FROM nation WHERE n_regionkey IN (1, 2)',
+    q2: 'SELECT n_name, n_nationkey FROM nation WHERE n_regionkey IN (3, 4)',
+    other: 'SELECT n_nationkey FROM nation WHERE n_regionkey IN (1, 2)',
+    fresh: 'SELECT n_name, n_regionkey FROM nation WHERE n_regionkey IN (2, 3)',
+  },
+  {
+    name: 'connected Snowflake (the stand-in of its REST API)',
+    skip: pgUrl === undefined || !existsSync(CORPUS_DIR),
+    warehouse: 'snowflake',
+    env: async () => {
+      const keys = snowflakeKeys();
+      const keyDir = mkdtempSync(join(tmpdir(), 'sqlgate-shadow-sf-'));
+      const s = await startSnowflakeStandin({ port: 56231, publicKey: keys.publicKey });
+      return {
+        env: {
+          ...snowflakeEnv(s, keys.privateKey, keyDir),
+        },
+        drop: async () => {
+          await s.close();
+          rmSync(keyDir, { recursive: true, force: true });
+        },
       };
     },
     q1: 'SELECT n_name, n_nationkey FROM nation WHERE n_regionkey IN (1, 2)',

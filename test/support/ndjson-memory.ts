@@ -11,6 +11,10 @@ const MiB = 1024 * 1024;
 export type NdjsonMemoryFigures = {
   rows: number;
   warmupRows: number;
+  /** How the server was started: `bin/sqlgate.js` (as users start it) or `src/cli/main.ts` (no V8 flags). */
+  entry: string;
+  /** The server process's V8 flags (its command line). */
+  execArgv: string[];
   lines: number;
   last: Record<string, unknown>;
   seconds: number;
@@ -21,17 +25,19 @@ export type NdjsonMemoryFigures = {
 };
 
 /**
- * Starts `sqlgate serve` as a child process with aurora connected to `pgUrl`, streams `SELECT … FROM
- * generate_series(1, rows)` with Accept: application/x-ndjson, reading it as fast as it comes while counting
- * lines (nothing kept), and samples the server's VmRSS from /proc every 50 ms. The rise is the peak above the
- * RSS after a warm-up stream of `warmupRows` rows (V8 sizes its young generation to the allocation rate during
- * the first large stream: ≈140 MiB with Node's defaults whatever the row count, see bench/ndjson-memory).
+ * Starts a fresh `sqlgate serve` as a child process (cold: it has streamed nothing) with aurora connected to
+ * `pgUrl`, streams `SELECT … FROM generate_series(1, rows)` with Accept: application/x-ndjson, reading it as fast
+ * as it comes while counting lines (nothing kept), and samples the server's VmRSS from /proc every 50 ms. The
+ * rise is the peak above the RSS after a tiny first stream of `warmupRows` rows (it opens the pool's connection
+ * and loads the code the stream runs). `entry` `src/cli/main.ts` starts the server without the V8 flags
+ * `bin/sqlgate.js` gives it, for the before/after comparison in bench/ndjson-memory.
  */
 export const measureNdjsonMemory = async (
   pgUrl: string,
   rows: number,
   port: number,
-  warmupRows = 10_000,
+  warmupRows = 10,
+  entry: 'bin/sqlgate.js' | 'src/cli/main.ts' = 'bin/sqlgate.js',
 ): Promise<NdjsonMemoryFigures> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sqlgate-ndjson-mem-'));
   const env = {
@@ -45,7 +51,7 @@ export const measureNdjsonMemory = async (
     SQLGATE_LOG_LEVEL: 'warn',
   };
   const key = (await runCli(['keys', 'create', '--account', 'ndjson-mem@example.com'], env)).trim();
-  const gw = await startGatewayProcess(env, 180_000);
+  const gw = await startGatewayProcess(env, 180_000, entry);
   const pid = gw.proc.pid ?? 0;
   const rss = (): number =>
     Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
@@ -89,9 +95,14 @@ export const measureNdjsonMemory = async (
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, rss());
+    const execArgv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a.startsWith('--'));
     return {
       rows,
       warmupRows,
+      entry,
+      execArgv,
       lines: out.lines,
       last: out.last,
       bytes: out.bytes,

@@ -1,4 +1,4 @@
-import { StatementType } from '@duckdb/node-api';
+import { DuckDBBlobValue, DuckDBDecimalValue, StatementType } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { parseSql } from '../../src/core/sql/parse.ts';
 import { toDuckDb } from '../../src/core/sql/print.ts';
@@ -236,7 +236,10 @@ const compileQuery = (
     };
   const out = toDuckDb(stmt, 'snowflake', { dropQualifiers: true });
   if (!out.ok) return sfError('001003', '42000', `SQL compilation error:\n${out.message}`);
-  return { kind: 'query', duckSql: out.sql, referenced: [...referenced] };
+  // A string cast to BINARY is read as hex, as Snowflake does (BINARY_INPUT_FORMAT = HEX); DuckDB's cast
+  // would take the characters' bytes.
+  const duckSql = out.sql.replace(/CAST\('((?:[0-9A-Fa-f]{2})*)' AS BLOB\)/g, "unhex('$1')");
+  return { kind: 'query', duckSql, referenced: [...referenced] };
 };
 
 /** DuckDB's refusal as Snowflake words it, by kind: the position is that of the named token in `original`. */
@@ -288,16 +291,24 @@ const columnMeta = (name: string, duckType: string, keepName = false): ColumnMet
   if (/^(DOUBLE|FLOAT)$/.test(duckType)) return { ...base, name: shown, type: 'real' };
   if (duckType === 'BOOLEAN') return { ...base, name: shown, type: 'boolean' };
   if (duckType === 'DATE') return { ...base, name: shown, type: 'date' };
+  if (duckType === 'BLOB')
+    return { ...base, name: shown, type: 'binary', length: 8388608, byteLength: 8388608 };
   if (duckType.startsWith('TIMESTAMP'))
     return { ...base, name: shown, type: 'timestamp_ntz', scale: 9, precision: 0 };
   return { ...base, name: shown, type: 'text', length: 16777216, byteLength: 16777216 };
 };
 
-/** A DuckDB value as Snowflake's JSON rowset carries it: text; dates as days since 1970; timestamps as seconds. */
+/**
+ * A DuckDB value as Snowflake's JSON rowset carries it: text (decimals with their scale, floats `inf`/`NaN`);
+ * dates as days since 1970; timestamps as seconds; binary as upper-case hex.
+ */
 const rowsetValue = (v: unknown): string | null => {
   if (v === null || v === undefined) return null;
   if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'inf' : '-inf';
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (v instanceof DuckDBDecimalValue) return v.toString();
+  if (v instanceof DuckDBBlobValue) return Buffer.from(v.bytes).toString('hex').toUpperCase();
   if (typeof v === 'object') {
     if ('days' in v) return String((v as { days: number }).days);
     if ('micros' in v) {

@@ -139,6 +139,7 @@ const SESSION_PARAMETERS = [
   { name: 'TIMESTAMP_OUTPUT_FORMAT', value: 'YYYY-MM-DD HH24:MI:SS.FF3 TZHTZM' },
   { name: 'TIMESTAMP_NTZ_OUTPUT_FORMAT', value: 'YYYY-MM-DD HH24:MI:SS.FF3' },
   { name: 'TIME_OUTPUT_FORMAT', value: 'HH24:MI:SS' },
+  { name: 'BINARY_OUTPUT_FORMAT', value: 'HEX' },
   { name: 'CLIENT_RESULT_CHUNK_SIZE', value: 160 },
   { name: 'QUERY_CONTEXT_CACHE_SIZE', value: 5 },
 ];

@@ -11,6 +11,7 @@ import type { SnowflakePlan } from '../../src/warehouses/snowflake-cost.ts';
 import { snowflakeError } from '../../src/warehouses/snowflake-errors.ts';
 import { ROWS_PER_PARTITION } from '../support/snowflake-standin-data.ts';
 import { comparisonOf, mayMatch } from '../support/snowflake-standin-sql.ts';
+import { snowflakeKeys } from '../support/snowflake-keys.ts';
 import { startSnowflakeStandin } from '../support/snowflake-standin.ts';
 import type { SnowflakeStandin } from '../support/snowflake-standin.ts';
 
@@ -18,11 +19,7 @@ import type { SnowflakeStandin } from '../support/snowflake-standin.ts';
  * Snowflake connected, through the real `snowflake-sdk` against the local stand-in (test/support/
  * snowflake-standin.ts), on ports 56210–56219. Key-pair authentication with a key generated here.
  */
-const keys = generateKeyPairSync('rsa', {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: 'spki', format: 'pem' },
-  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-});
+const keys = snowflakeKeys();
 
 const open = (s: SnowflakeStandin, auth: SnowflakeAuth = { kind: 'key-pair', privateKey: keys.privateKey }) =>
   openSnowflake({

@@ -7,8 +7,8 @@ import type { RuleContext } from './rule.ts';
 import {
   clausePredicate,
   hasAggregate,
+  hasGroupAggregate,
   hasRowLimit,
-  hasWindow,
   isVolatileOrOpaque,
   plainGroupKeys,
   selectItems,
@@ -43,10 +43,64 @@ export const withWhere = (s: SelectBody, preds: unknown[]): SelectBody => {
 
 /** Whether a filter on the output of `inner` may be applied to its input rows instead. */
 const filterable = (inner: SelectBody): boolean => {
-  if (hasRowLimit(inner) || hasWindow(inner)) return false;
+  // Window functions of the select list are judged by `window-partition-keys`; QUALIFY and named windows
+  // (WINDOW w AS …) are not modelled.
+  if (hasRowLimit(inner) || clausePredicate(inner.qualify) !== undefined) return false;
+  if (inner.windows !== null && inner.windows !== undefined) return false;
   if (inner.distinct_on !== null && inner.distinct_on !== undefined) return false;
   const grouped = inner.group_by !== null && inner.group_by !== undefined;
-  return plainGroupKeys(inner) !== undefined || (!grouped && !hasAggregate(inner.expressions));
+  return plainGroupKeys(inner) !== undefined || (!grouped && !hasGroupAggregate(inner.expressions));
+};
+
+/**
+ * The PARTITION BY list of every window function of `inner`'s select list (none: an empty list), or
+ * undefined when one has no PARTITION BY, names a window, or sits where we do not look (ORDER BY).
+ */
+export const windowPartitions = (inner: SelectBody): unknown[][] | undefined => {
+  const out: unknown[][] = [];
+  let ok = !someNode(
+    [inner.order_by, inner.distinct_on],
+    (_n, k) => k === 'window_function',
+    (_n, k) => k !== 'subquery',
+  );
+  someNode(
+    inner.expressions,
+    (n, k) => {
+      if (k !== 'window_function') return false;
+      const over = bodyOf(n, 'window_function')?.over;
+      const parts = isRecord(over) ? over.partition_by : undefined;
+      const named = isRecord(over) && over.window_name !== null && over.window_name !== undefined;
+      if (!Array.isArray(parts) || parts.length === 0 || named) ok = false;
+      else out.push(parts);
+      return false;
+    },
+    (_n, k) => k !== 'subquery',
+  );
+  return ok ? out : undefined;
+};
+
+/**
+ * Whether `moved` (in the inner scope) reads only expressions of every PARTITION BY list of `inner`, and
+ * respects their equality (a partition holds values that compare equal, as a group does): it then keeps or
+ * drops whole partitions, and every window function sees the same rows in the partitions that stay.
+ */
+const readsOnlyPartitionKeys = (moved: unknown, inner: SelectBody, env: TypeEnv): boolean => {
+  const lists = windowPartitions(inner);
+  if (lists === undefined) return false;
+  return lists.every((keys) => {
+    const isKey = (e: unknown): boolean => {
+      const x = bodyOf(e, 'paren')?.this ?? e;
+      return keys.some((g) => sameNode(g, x) || sameNode(g, e));
+    };
+    const outside = someNode(
+      moved,
+      (n, k) => !isKey(n) && k === 'column',
+      (n) => !isKey(n),
+    );
+    const typeOf = (e: unknown): ReturnType<typeof exprType> =>
+      exprType(bodyOf(e, 'paren')?.this ?? e, inner, env);
+    return !outside && respectsGrouping(moved, { isKey, typeOf, dialect: env.dialect });
+  });
 };
 
 /** Whether a column reference may denote an output column of the source (qualified by it, or sole source). */
@@ -212,7 +266,7 @@ export const PUSH_OBLIGATIONS: readonly Obligation<PushSite>[] = [
   {
     id: 'filter-commutes',
     needs: ['determinism', 'order'],
-    text: 'the conjunct is deterministic, has no subquery or aggregate, reads only output columns of the source (group keys when it groups), and the body has no LIMIT/OFFSET/FETCH, window, QUALIFY, DISTINCT ON or aggregate without GROUP BY (filtering commutes with projection, grouping on its keys, and UNION ALL)',
+    text: 'the conjunct is deterministic, has no subquery or aggregate, reads only output columns of the source (group keys when it groups), and the body has no LIMIT/OFFSET/FETCH, QUALIFY, named WINDOW, DISTINCT ON or aggregate without GROUP BY (filtering commutes with projection, grouping on its keys, and UNION ALL)',
     holds: (site) => {
       const ts = targets(site);
       return (
@@ -221,6 +275,17 @@ export const PUSH_OBLIGATIONS: readonly Obligation<PushSite>[] = [
         ts.every((x) => filterable(x.inner) && x.moved !== undefined)
       );
     },
+  },
+  {
+    id: 'window-partition-keys',
+    needs: ['scope', 'types', 'collation'],
+    text: 'when the body computes window functions, the conjunct reads only expressions that are in the PARTITION BY of every one of them (none without PARTITION BY, no named window) and respects the partitioning equality (grouping-equality.ts): it keeps or drops whole partitions, so no window function sees other rows',
+    holds: (site) =>
+      targets(site)?.every(
+        (x) =>
+          x.moved !== undefined &&
+          (windowPartitions(x.inner)?.length === 0 || readsOnlyPartitionKeys(x.moved, x.inner, site.env)),
+      ) ?? false,
   },
   {
     id: 'branch-types-equal',

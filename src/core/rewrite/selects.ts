@@ -168,6 +168,14 @@ export const hasAggregate = (v: unknown): boolean =>
     (_n, k) => k !== 'subquery' && k !== 'select' && k !== 'exists',
   );
 
+/** An aggregate call outside window functions (`SUM(v) OVER (…)` is computed per row, not per group). */
+export const hasGroupAggregate = (v: unknown): boolean =>
+  someNode(
+    v,
+    (n, k) => AGGREGATE_KINDS.has(fnName(n, k)) || k.endsWith('_agg'),
+    (_n, k) => k !== 'subquery' && k !== 'select' && k !== 'exists' && k !== 'window_function',
+  );
+
 /** Anything whose value is not fixed by its row: volatile functions, windows, subqueries, variables. */
 export const isVolatileOrOpaque = (v: unknown): boolean =>
   someNode(v, (n, k) => {
@@ -239,3 +247,38 @@ export const selectItems = (
 /** Whether the select list holds `*` or `t.*` (all columns of a source are then used). */
 export const hasStar = (v: unknown): boolean =>
   someNode(v, (n, k) => k === 'star' || (k === 'column' && identName(bodyOf(n, 'column')?.name) === '*'));
+
+/** An absent clause as the tree writes it: null, undefined, false or an empty list. */
+export const isEmptyClause = (v: unknown): boolean =>
+  v === null || v === undefined || v === false || (Array.isArray(v) && v.length === 0);
+
+/**
+ * Every clause of a SELECT that shapes its rows beyond FROM and WHERE (grouping, windows, ordering, row limits,
+ * DISTINCT, sampling, a WITH, hierarchy, INTO, locks, hints and Hive's distribution clauses).
+ */
+const SHAPING_CLAUSES = [
+  'group_by',
+  'having',
+  'qualify',
+  'windows',
+  'order_by',
+  'limit',
+  'offset',
+  'fetch',
+  'top',
+  'distinct_on',
+  'sample',
+  'with',
+  'connect',
+  'into',
+  'distinct',
+  'locks',
+  'lateral_views',
+  'hint',
+  'distribute_by',
+  'cluster_by',
+  'sort_by',
+] as const;
+
+/** Whether a SELECT has none of the clauses that shape its rows beyond FROM and WHERE. */
+export const onlyFromAndWhere = (s: SelectBody): boolean => SHAPING_CLAUSES.every((f) => isEmptyClause(s[f]));

@@ -117,3 +117,20 @@ export const columnRef = (v: unknown): { name: string; table: string | undefined
   const name = identName(col.name);
   return name === undefined ? undefined : { name, table: identName(col.table) };
 };
+
+/** `(query) AS alias` as a FROM item: a derived table with no column list, order or limit of its own. */
+export const derivedTable = (query: unknown, alias: unknown): SqlNode => ({
+  subquery: {
+    this: query,
+    alias,
+    column_aliases: [],
+    alias_explicit_as: true,
+    alias_keyword: 'AS',
+    order_by: null,
+    limit: null,
+    offset: null,
+    lateral: false,
+    modifiers_inside: false,
+    trailing_comments: [],
+  },
+});

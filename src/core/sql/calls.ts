@@ -312,6 +312,11 @@ export const scanNames = (
     if (cteName) expectCte = -1;
     if (next?.type !== 'L_PAREN') {
       const before = tokens[i - 1];
+      // `COLLATE pg_catalog."C"`: a collation's name, which reads no data (a call after COLLATE is still a call).
+      if (upper(before) === 'COLLATE') {
+        i = j;
+        continue;
+      }
       const fromItem =
         inFrom && before !== undefined && (before.type === 'COMMA' || FROM_ITEM_START.has(upper(before)));
       if (parts.length > 1 || !STRUCTURAL.has(kw))

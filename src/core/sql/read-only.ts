@@ -2,6 +2,7 @@ import { checkFunction, checkRelation } from './allowlist.ts';
 import { scanNames } from './calls.ts';
 import type { SqlDialect } from './dialect.ts';
 import { lexMysql } from './mysql-lexer.ts';
+import { QUERY_NODE_KINDS, REFUSED_NODE_KINDS } from './node-kinds.ts';
 import type { SqlToken } from './parse.ts';
 import type { NamedTable } from './references.ts';
 import { isRecord, kindOf, visitObjects } from './tree.ts';
@@ -9,56 +10,6 @@ import type { Statement } from './tree.ts';
 
 /** Statement kinds that may stand at the top: queries and nothing else. */
 const TOP_LEVEL_ALLOWED = new Set(['select', 'union', 'intersect', 'except', 'values', 'subquery']);
-
-/** Node kinds that write, change the session or reach outside the query, wherever they stand. */
-const FORBIDDEN_ANYWHERE = new Set([
-  'insert',
-  'update',
-  'delete',
-  'merge',
-  'truncate',
-  'grant',
-  'revoke',
-  'command',
-  'copy',
-  'set_statement',
-  'transaction',
-  'commit',
-  'rollback',
-  'use',
-  'analyze',
-  'prepare',
-  'execute',
-  'pragma',
-  'attach',
-  'detach',
-  'install',
-  'load',
-  'refresh',
-  'call',
-  'describe',
-  'show',
-  'vacuum',
-  'lock',
-  'unlock',
-  'kill',
-  'comment',
-  // Further statement kinds of the SQL library's tree (its Expression union), wherever they stand.
-  'put',
-  'undrop',
-  'load_data',
-  'locking_statement',
-  'truncate_table',
-  'declare',
-  'export',
-  'into_clause',
-  'alter_session',
-  'cache',
-  'uncache',
-  'create_task',
-  'set',
-  'set_item',
-]);
 
 export type TextVerdict =
   | { ok: true; serverTokens: readonly SqlToken[] | undefined }
@@ -157,8 +108,13 @@ export const checkReadOnly = (
   visitObjects(stmt, (o) => {
     if (!verdict.ok) return;
     const kind = kindOf(o);
-    if (kind !== undefined && (FORBIDDEN_ANYWHERE.has(kind) || /^(create|drop|alter|analyze)_?/.test(kind))) {
-      verdict = fail(`A ${kind.replace(/_/g, ' ')} statement is not allowed, not even inside a query.`);
+    // An allowlist over the library's node kinds (node-kinds.ts); one-key objects whose key is none of them
+    // (`{ this: … }`, `{ expressions: […] }`) are structure, not nodes.
+    if (kind !== undefined && REFUSED_NODE_KINDS.has(kind) && !QUERY_NODE_KINDS.has(kind)) {
+      verdict = fail(
+        `${kind.replace(/_/g, ' ')} is not allowed, not even inside a query: only query expressions are (no statements, table properties, stages or files, sequences, session parameters or models).`,
+        kind,
+      );
       return;
     }
     const select = o.select;
@@ -174,7 +130,7 @@ export const checkReadOnly = (
   for (const t of tableNodes(stmt)) {
     const parts = [t.catalog, t.schema, t.name].filter((p): p is string => p !== undefined);
     if (dialect !== 'bigquery' && parts.some((p) => PATHLIKE.test(p)))
-      return fail(fileRefused(parts.join('.')));
+      return fail(fileRefused(parts.join('.'), parts));
     const r = checkRelation(parts, dialect, true);
     if (!r.ok) return fail(relationRefused(r.name));
   }
@@ -224,8 +180,16 @@ const nameOf = (v: unknown): string | undefined =>
  * parts of a name and never stand inside one, except BigQuery's backquoted paths, which are split first.
  */
 const PATHLIKE = /[/\\:*?]|\./u;
-const fileRefused = (name: string): string =>
-  `The FROM item ${name} names a file or URL, not a table; only the tables of your data can be read here.`;
+const FILELIKE = /[/\\:*?]/u;
+/**
+ * The refusal of a FROM item that is a string or holds a path character. A quoted name whose only odd
+ * character is a dot (`` `information_schema.processlist` `` on MySQL names a table of the current schema
+ * whose name holds a dot) is told apart from a file or URL, so the message says what to write instead.
+ */
+const fileRefused = (name: string, parts: readonly string[] = [name], literal = false): string =>
+  !literal && !parts.some((p) => FILELIKE.test(p))
+    ? `The FROM item ${name} is one quoted name holding a dot; write each part of a qualified name in quotes of its own (schema and table apart). Names with dots inside are not read here.`
+    : `The FROM item ${name} names a file or URL, not a table; only the tables of your data can be read here.`;
 
 const relationRefused = (name: string): string =>
   `The relation ${name} holds server state or secrets and cannot be read here; only the tables of your data and the allowlisted metadata views can.`;
@@ -273,8 +237,14 @@ export const checkNames = (
       );
   }
   for (const n of names) {
+    // Snowflake's `seq.NEXTVAL` reads like a column and advances the sequence.
+    if (dialect === 'snowflake' && n.parts.length > 1 && /^(nextval)$/i.test(n.parts.at(-1) as string))
+      return fail(
+        `${n.parts.join('.')} advances a sequence, which a read-only query may not do.`,
+        n.parts.join('.'),
+      );
     if (n.fromItem && (n.literal || n.parts.some((p) => PATHLIKE.test(p))))
-      return fail(fileRefused(n.parts.join('.')), n.parts.join('.'));
+      return fail(fileRefused(n.parts.join('.'), n.parts, n.literal), n.parts.join('.'));
     const r = checkRelation(n.parts, dialect, bareRelations && n.afterFrom);
     if (!r.ok) return fail(relationRefused(r.name), r.name);
   }

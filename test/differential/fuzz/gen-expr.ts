@@ -239,6 +239,26 @@ const atom = (x: ExprCtx, cols: readonly Col[], c: Col, depth: number): Node => 
       },
     ],
     [
+      3,
+      () => {
+        // or-to-in: equalities of one operand OR-ed (2 to 4, an IN list or a NULL among them, on MariaDB
+        // sometimes a constant of another type), maybe with another disjunct in the chain.
+        const a = v();
+        const parts: Node[] = [];
+        for (let i = r.int(2, 4); i > 0; i--) {
+          const k = (): Node =>
+            target === 'mariadb' && r.chance(0.1) ? literal(x, r.pick(['int', 'str'] as const)) : lit();
+          parts.push(
+            r.chance(0.15)
+              ? node('inlist', 'bool', [a, k(), k()], ([e, ...l]) => `${e} IN (${l.join(', ')})`)
+              : binop('=', a, r.chance(0.1) ? NULL : k(), 'bool'),
+          );
+        }
+        if (r.chance(0.3)) parts.splice(r.int(0, parts.length), 0, binop(r.pick(CMP), v(), other(), 'bool'));
+        return node('or-chain', 'bool', parts, (xs) => `(${xs.join(' OR ')})`);
+      },
+    ],
+    [
       2,
       () => {
         const neg = r.chance(0.3) ? 'NOT ' : '';

@@ -58,16 +58,42 @@ export const subqueryFor =
     const fit = cols.filter((c) => sameGroup(c.t, t) || (gen.target === 'mariadb' && r.chance(0.1)));
     if (fit.length === 0) return undefined;
     const out = r.pick(fit);
-    const fn = r.pick(['MAX', 'MIN']);
-    const item = aggregate
-      ? node('agg', 'val', [colNode(out)], ([a]) => `${fn}(${a})`, { t: out.t })
-      : colNode(out);
+    // correlated-aggregate-to-join: COUNT (0 over an empty group), SUM / AVG (NULL over one), MAX / MIN; a
+    // number wanted may be a count of anything, SUM and AVG only of exact numbers (AVG of a float drifts).
+    const numeric = sameGroup(t, 'int');
+    const exact = out.t === 'int' || out.t === 'num';
+    const fn = r.weighted<string>([
+      [4, 'MAX'],
+      [3, 'MIN'],
+      [numeric ? 3 : 0, 'COUNT(*)'],
+      [numeric ? 2 : 0, 'COUNT'],
+      [numeric && exact ? 2 : 0, 'SUM'],
+      [numeric && exact ? 1 : 0, 'AVG'],
+    ]);
+    const item = !aggregate
+      ? colNode(out)
+      : fn === 'COUNT(*)'
+        ? leaf('COUNT(*)', 'val', 'int')
+        : fn === 'COUNT'
+          ? node('agg', 'val', [colNode(out)], ([a]) => `COUNT(${a})`, { t: 'int' })
+          : node('agg', 'val', [colNode(out)], ([a]) => `${fn}(${a})`, {
+              t: fn === 'AVG' ? 'num' : out.t,
+            });
     const conds: Node[] = [];
     const corr = outer.filter((o) => cols.some((c) => sameGroup(c.t, o.t)));
-    if (corr.length > 0 && r.chance(0.5)) {
+    // Aggregates are correlated more often, mostly by equality (one or two keys), over NULL-heavy columns.
+    const pairs = aggregate && r.chance(0.3) ? 2 : 1;
+    for (let i = 0; i < pairs && corr.length > 0 && r.chance(aggregate ? 0.75 : 0.5); i++) {
       const o = r.pick(corr);
       const c = r.pick(cols.filter((x) => sameGroup(x.t, o.t)));
-      conds.push(binop(r.pick(['=', '<>', '<']), colNode(c), colNode(o), 'bool'));
+      const op = aggregate
+        ? r.weighted([
+            [4, '='],
+            [1, '<>'],
+            [1, '<'],
+          ])
+        : r.pick(['=', '<>', '<']);
+      conds.push(binop(op, colNode(c), colNode(o), 'bool'));
     }
     if (r.chance(0.5)) conds.push(predicate(gen, cols, 0));
     const where = conds.length === 0 ? undefined : conds.reduce((a, b) => binop('AND', a, b, 'bool'));
@@ -176,8 +202,15 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
   const src0 = first.src;
   const readsQuery =
     src0.kind === 'derived' || g.ctes.some((c) => src0.kind === 'table' && c.name === src0.name);
+  // One column of the query read (often a window's partition key or a group key): a filter that can move.
   const focus =
-    nullable.length > 0 && r.chance(0.6) ? nullable : readsQuery && r.chance(0.8) ? first.cols : nullable;
+    nullable.length > 0 && r.chance(0.6)
+      ? nullable
+      : readsQuery && r.chance(0.8)
+        ? r.chance(0.4)
+          ? [r.pick(first.cols)]
+          : first.cols
+        : nullable;
   const where = r.chance(0.75) ? predicate(g, scope, 2, focus) : undefined;
   const grouped = !opts.shape && r.chance(0.25);
   const items: Array<{ e: Node; alias: string }> = [];
@@ -239,6 +272,10 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
         ? predicate(g, keys, 1)
         : binop(r.pick(['>', '>=', '=']), leaf('COUNT(*)', 'val', 'int'), literal(g, 'int'), 'bool');
     }
+  } else if (!opts.shape && readsQuery && r.chance(0.2)) {
+    // Every column of the derived table or CTE, in order (DISTINCT over a derived table already unique,
+    // derived-table merge of a plain projection).
+    for (const c of first.cols) add(colNode(c), c.t);
   } else {
     // Often the list reads only the first source: joined items are then unread (join elimination).
     const listScope = !opts.shape && joins.length > 0 && r.chance(0.35) ? first.cols : scope;
@@ -275,6 +312,8 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
                 )
               : node('win', 'val', [colNode(o)], ([a]) => `DENSE_RANK() OVER (ORDER BY ${a})`, { t: 'int' });
       add(win, 'int');
+      // The partition key as an output column too: a filter above on it can move below the window.
+      if (w < 3 && r.chance(0.6)) add(colNode(p), p.t);
       if (target === 'duckdb' && r.chance(0.4))
         qualify = node(
           'qualify',
@@ -306,7 +345,7 @@ export const genSelect = (g: Gen, depth: number, opts: SelectOpts = {}): Out => 
   if (distinctOn) {
     distinct = [items[0]?.e as Node];
     orderBy = allOrdinals.map((o, i) => (i === 0 ? { ...o, desc: false } : o));
-  } else if (r.chance(0.15)) distinct = 'all';
+  } else if (r.chance(readsQuery && items.length === first.cols.length ? 0.4 : 0.15)) distinct = 'all';
   if (!opts.shape && !distinctOn && r.chance(opts.top ? 0.5 : 0.25)) orderBy = allOrdinals;
   if (orderBy && !opts.shape && r.chance(opts.derived ? 0.4 : 0.3)) {
     if (target === 'postgres' && r.chance(0.3)) {
@@ -350,8 +389,70 @@ const mixed = (g: Gen, t: T): T => {
   return r.pick(group);
 };
 
+/**
+ * union-to-union-all: a UNION of filtered branches over keyed tables (t1, t2: `id`), told apart by a tag
+ * literal (sometimes one only a case-insensitive or padded comparison merges, or a number spelled twice) or
+ * by ranges of one column (sometimes overlapping, or letting NULLs through), 2 or 3 branches, maybe DISTINCT
+ * instead of the key.
+ */
+const splitUnion = (g: Gen): Out => {
+  const { r } = g;
+  const table = r.pick(['t1', 't2']);
+  const split = r.pick(['a', 'b', 'n'].filter((c) => columnsOf(table).some((x) => x.name === c)));
+  const tags = r.pick([
+    ["'p'", "'q'", "'r'"],
+    ["'p'", "'P'", "'q'"],
+    ["'p'", "'p '", "'q'"],
+    ['1', '2', '3'],
+    ['1', '1.0', '2'],
+  ]);
+  const tagged = r.chance(0.5);
+  const keyed = r.chance(0.75);
+  const cuts = [r.int(-1, 3), r.int(2, 6)].sort((x, y) => x - y) as [number, number];
+  const ranges: Array<(c: Node) => Node> = [
+    (c) => binop('<', c, leaf(String(cuts[0]), 'val', 'int'), 'bool'),
+    (c) =>
+      r.chance(0.15)
+        ? binop('>', c, leaf(String(cuts[0] - 1), 'val', 'int'), 'bool')
+        : node('between', 'bool', [c], ([a]) => `${a} BETWEEN ${cuts[0]} AND ${cuts[1]}`),
+    (c) =>
+      r.chance(0.15)
+        ? node('ornull', 'bool', [c], ([a]) => `(${a} > ${cuts[1]} OR ${a} IS NULL)`)
+        : binop('>', c, leaf(String(cuts[1]), 'val', 'int'), 'bool'),
+  ];
+  const branch = (i: number): Select => {
+    const alias = g.fresh('x');
+    const col = (name: string): Node => colNode({ qual: alias, name, t: name === 'n' ? 'num' : 'int' });
+    const items = [
+      ...(keyed ? [{ e: col('id'), alias: 'c0' }] : []),
+      { e: col(split), alias: 'c1' },
+      ...(tagged
+        ? [{ e: leaf(tags[i] as string, 'val', tags[0] === '1' ? 'int' : 'str'), alias: 'c2' }]
+        : []),
+    ];
+    const where =
+      tagged && r.chance(0.5)
+        ? predicate(g, [{ qual: alias, name: split, t: split === 'n' ? 'num' : 'int' }], 0)
+        : (ranges[i] as (c: Node) => Node)(col(split));
+    return {
+      k: 'select',
+      ...(keyed ? {} : { distinct: 'all' as const }),
+      items,
+      from: { kind: 'table', name: table, alias },
+      joins: [],
+      where,
+    };
+  };
+  const first = branch(0);
+  let q: Query = first;
+  for (let i = 1, n = r.chance(0.3) ? 3 : 2; i < n; i++)
+    q = { k: 'setop', op: 'UNION', left: q, right: branch(i) };
+  return { q, cols: first.items.map((it) => ({ name: it.alias, t: it.e.t ?? 'int' })) };
+};
+
 export const genSetOp = (g: Gen, depth: number, shapeIn?: readonly T[]): Out => {
   const { r } = g;
+  if (!shapeIn && r.chance(0.3)) return splitUnion(g);
   const op = r.weighted<'UNION ALL' | 'UNION' | 'INTERSECT' | 'EXCEPT'>([
     [6, 'UNION ALL'],
     [2, 'UNION'],

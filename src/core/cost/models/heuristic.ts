@@ -51,7 +51,14 @@ export const queryShape = (stmt: Statement, catalog: Catalog): QueryShape => {
   let selectivity = 1;
   visitObjects(stmt, (o) => {
     if (Array.isArray(o.joins)) joins += o.joins.length;
-    const where = o.where_clause;
+    // A subquery inside an expression (scalar, IN, EXISTS) is joined to its outer rows, and a correlated one
+    // is run per outer row: at least a join's work (a derived table in FROM has an alias and is not counted).
+    const sub = o.subquery;
+    const scalar =
+      kindOf(o) === 'subquery' && isRecord(sub) && (sub.alias === null || sub.alias === undefined);
+    if (kindOf(o) === 'exists' || scalar) joins++;
+    // A join's ON filters like a WHERE (a correlated subquery's equality read as a join stays as selective).
+    const where = isRecord(o.where_clause) ? o.where_clause : o.on;
     if (isRecord(where)) {
       visitObjects(where, (p) => {
         const k = kindOf(p);

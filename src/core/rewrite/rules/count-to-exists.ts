@@ -3,7 +3,7 @@ import type { Obligation } from '../obligations.ts';
 import { discharge } from '../obligations.ts';
 import type { RewriteRule } from '../rule.ts';
 import { WAREHOUSE_DIALECTS } from '../rule.ts';
-import { mapPredicates } from '../selects.ts';
+import { isEmptyClause, mapPredicates, onlyFromAndWhere } from '../selects.ts';
 import { bodyOf, mapTree } from '../tree-ops.ts';
 
 /** A comparison of a scalar subquery whose one output is a COUNT with a number literal. */
@@ -33,8 +33,7 @@ const zeroTest = (op: string, k: string): 'exists' | 'none' | undefined => {
   return undefined;
 };
 
-const EMPTY_OR_NULL = (v: unknown): boolean =>
-  v === null || v === undefined || v === false || (Array.isArray(v) && v.length === 0);
+const EMPTY_OR_NULL = isEmptyClause;
 
 /** A select item without its alias (`COUNT(*) AS n`). */
 const unaliased = (item: unknown): unknown => bodyOf(item, 'alias')?.this ?? item;
@@ -57,29 +56,7 @@ const OBLIGATIONS: readonly Obligation<Site>[] = [
       Array.isArray(s.expressions) &&
       s.expressions.length === 1 &&
       countsRows(s.expressions[0]) &&
-      [
-        'group_by',
-        'having',
-        'qualify',
-        'windows',
-        'order_by',
-        'limit',
-        'offset',
-        'fetch',
-        'top',
-        'distinct_on',
-        'sample',
-        'with',
-        'connect',
-        'into',
-        'distinct',
-        'locks',
-        'lateral_views',
-        'hint',
-        'distribute_by',
-        'cluster_by',
-        'sort_by',
-      ].every((f) => EMPTY_OR_NULL(s[f])),
+      onlyFromAndWhere(s),
   },
   {
     id: 'compares-with-zero',

@@ -31,6 +31,21 @@ const GOLDEN: Golden[] = [
     'SELECT n FROM (WITH c AS (SELECT k, k * 2 AS d FROM t) SELECT d AS n FROM c WHERE c.d < 10) AS q',
     'SELECT n FROM (WITH c AS (SELECT k, k * 2 AS d FROM t WHERE (k * 2) < 10) SELECT d AS n FROM c) AS q',
   ],
+  // Window functions: a filter on every window's PARTITION BY moves below them (issue 21).
+  [
+    'postgres',
+    'WITH c AS (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) SELECT k, rn FROM c WHERE k = 2',
+    'WITH c AS (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t WHERE k = 2) SELECT k, rn FROM c',
+  ],
+  [
+    'mysql',
+    'WITH c AS (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) SELECT k, rn FROM c WHERE v = 2 AND k IN (1, 2)',
+    'WITH c AS (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t WHERE k IN (1, 2)) SELECT k, rn FROM c WHERE v = 2',
+  ],
+  same(
+    'bigquery',
+    'WITH c AS (SELECT k, v, SUM(v) OVER (PARTITION BY v) AS s FROM t) SELECT k, s FROM c WHERE k = 2',
+  ),
   // Must not move: two references, recursive, materialized, column list, shadowed name, LIMIT, window,
   // null-supplying side, volatile filter, UNION (distinct) body.
   same('postgres', 'WITH c AS (SELECT k FROM t) SELECT k FROM c WHERE k = 1 UNION ALL SELECT k FROM c'),

@@ -18,7 +18,7 @@ import type { TypeEnv } from '../sql-types.ts';
 import { bodyOf, columnRef, conjuncts, sameNode, someNode } from '../tree-ops.ts';
 
 /** One LEFT JOIN of a SELECT that might be removed. */
-type Site = {
+export type Site = {
   readonly s: SelectBody;
   readonly index: number;
   readonly on: unknown;
@@ -28,7 +28,7 @@ type Site = {
 };
 
 /** Columns of `alias` that the ON condition equates with an expression not reading `alias`: name → that expression. */
-const equatedColumns = (on: unknown, alias: string): Map<string, unknown[]> => {
+export const equatedColumns = (on: unknown, alias: string): Map<string, unknown[]> => {
   const cols = new Map<string, unknown[]>();
   for (const c of conjuncts(on)) {
     const eq = bodyOf(c, 'eq');
@@ -47,7 +47,7 @@ const equatedColumns = (on: unknown, alias: string): Map<string, unknown[]> => {
 };
 
 /** Sets of output columns of the joined item that are unique: catalog keys, or a derived table's grouping. */
-const uniqueKeysOf = (src: Source, env: TypeEnv): string[][] => {
+export const uniqueKeysOf = (src: Source, env: TypeEnv): string[][] => {
   if (src.table !== undefined) {
     const table = bodyOf(src.node, 'table');
     if (env.ctes.has(src.node) || !table || (table.schema ?? null) !== null) return [];
@@ -72,12 +72,12 @@ const uniqueKeysOf = (src: Source, env: TypeEnv): string[][] => {
   return names.every((n): n is string => n !== undefined) ? [names] : [];
 };
 
-const hasColumnList = (node: unknown): boolean => {
+export const hasColumnList = (node: unknown): boolean => {
   const body = bodyOf(node, 'table') ?? bodyOf(node, 'subquery');
   return Array.isArray(body?.column_aliases) && body.column_aliases.length > 0;
 };
 
-const OBLIGATIONS: readonly Obligation<Site>[] = [
+export const JOIN_OBLIGATIONS: readonly Obligation<Site>[] = [
   {
     id: 'joined-item-named-once',
     needs: ['scope'],
@@ -145,7 +145,7 @@ const eliminate = (s: SelectBody, env: TypeEnv, ctx: RuleContext): SelectBody =>
     const src = sources.find((x) => x.joinIndex === i);
     if (!src) continue;
     const site: Site = { s, index: i, on: j.on, src, sources, env };
-    if (discharge(joinElimination.name, OBLIGATIONS, site, ctx))
+    if (discharge(joinElimination.name, JOIN_OBLIGATIONS, site, ctx))
       return { ...s, joins: joins.filter((_, x) => x !== i) };
   }
   return s;
@@ -170,7 +170,7 @@ export const joinElimination: RewriteRule = {
   needsCatalog: true,
   dialects: WAREHOUSE_DIALECTS,
   triggers: ['@join:Left'],
-  obligations: OBLIGATIONS,
+  obligations: JOIN_OBLIGATIONS,
   apply: (tree, ctx) => {
     const env = typeEnv(tree, ctx.catalog, ctx.dialect);
     return mapSelects(tree, (s) => eliminate(s, env, ctx));

@@ -140,7 +140,125 @@ const GROUPING_MOVED: Golden[] = [
   ],
 ];
 
+/**
+ * Window functions (issue 21): a filter on expressions in the PARTITION BY of every window function of the
+ * body keeps or drops whole partitions, so it moves below the window; anything else stays above it.
+ */
+const WINDOW_MOVED: Golden[] = [
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) AS x WHERE k = 5',
+    'SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t WHERE k = 5) AS x',
+  ],
+  [
+    'postgres',
+    'SELECT x.k, x.s FROM (SELECT k, a, SUM(v) OVER (PARTITION BY k, a) AS s, MAX(v) OVER (PARTITION BY a, k) AS m FROM t) AS x WHERE x.k > 2 AND x.a IN (1, 2) AND x.m > 3',
+    'SELECT x.k, x.s FROM (SELECT k, a, SUM(v) OVER (PARTITION BY k, a) AS s, MAX(v) OVER (PARTITION BY a, k) AS m FROM t WHERE k > 2 AND a IN (1, 2)) AS x WHERE x.m > 3',
+  ],
+  [
+    'mysql',
+    "SELECT s, r FROM (SELECT s, RANK() OVER (PARTITION BY s ORDER BY v) AS r FROM t) AS x WHERE x.s = 'f'",
+    "SELECT s, r FROM (SELECT s, RANK() OVER (PARTITION BY s ORDER BY v) AS r FROM t WHERE s = 'f') AS x",
+  ],
+  [
+    'bigquery',
+    'SELECT * FROM (SELECT d, v, LAG(v) OVER (PARTITION BY d ORDER BY v) AS p FROM t) AS x WHERE EXTRACT(YEAR FROM d) = 2024',
+    'SELECT * FROM (SELECT d, v, LAG(v) OVER (PARTITION BY d ORDER BY v) AS p FROM t WHERE EXTRACT(YEAR FROM d) = 2024) AS x',
+  ],
+  [
+    'snowflake',
+    'SELECT g, c FROM (SELECT k AS g, COUNT(*) OVER (PARTITION BY k) AS c FROM t) AS x WHERE x.g BETWEEN 1 AND 3',
+    'SELECT g, c FROM (SELECT k AS g, COUNT(*) OVER (PARTITION BY k) AS c FROM t WHERE k BETWEEN 1 AND 3) AS x',
+  ],
+  [
+    'postgres',
+    'SELECT k, s FROM (SELECT k, SUM(SUM(v)) OVER (PARTITION BY k) AS s FROM t GROUP BY k) AS x WHERE k = 1',
+    'SELECT k, s FROM (SELECT k, SUM(SUM(v)) OVER (PARTITION BY k) AS s FROM t WHERE k = 1 GROUP BY k) AS x',
+  ],
+];
+
+/** Window cases that must stay above the window, each with the obligation that refuses it. */
+const WINDOW_KEPT: Array<[Golden[0], string, string]> = [
+  // v is the ORDER BY, not the partition: fewer rows change row numbers.
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) AS x WHERE v = 5',
+    'window-partition-keys',
+  ],
+  // k is the partition of one window function only.
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, a, SUM(v) OVER (PARTITION BY k) AS s, SUM(v) OVER (PARTITION BY a) AS r FROM t) AS x WHERE k = 5',
+    'window-partition-keys',
+  ],
+  // No PARTITION BY: one partition, every filter changes it.
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, SUM(v) OVER () AS s FROM t) AS x WHERE k = 5',
+    'window-partition-keys',
+  ],
+  // A named window is not modelled.
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, SUM(v) OVER w AS s FROM t WINDOW w AS (PARTITION BY k)) AS x WHERE k = 5',
+    'filter-commutes',
+  ],
+  // Finer than the partition's equality (MySQL case-insensitive collation puts 'f' and 'F' together).
+  [
+    'mysql',
+    "SELECT * FROM (SELECT s, COUNT(*) OVER (PARTITION BY s) AS c FROM t) AS x WHERE BINARY x.s = 'f'",
+    'window-partition-keys',
+  ],
+  [
+    'mysql',
+    'SELECT * FROM (SELECT s, COUNT(*) OVER (PARTITION BY s) AS c FROM t) AS x WHERE LENGTH(s) = 1',
+    'window-partition-keys',
+  ],
+  // A partition key whose type the catalog does not give.
+  [
+    'postgres',
+    'SELECT * FROM (SELECT q, COUNT(*) OVER (PARTITION BY q) AS c FROM z) AS x WHERE q > 1',
+    'window-partition-keys',
+  ],
+  // The filter reads the window's value, or something volatile, or sits under a row limit / QUALIFY.
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) AS x WHERE rn = 1',
+    'filter-commutes',
+  ],
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t) AS x WHERE k > RANDOM()',
+    'filter-commutes',
+  ],
+  [
+    'postgres',
+    'SELECT * FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM t LIMIT 10) AS x WHERE k = 1',
+    'filter-commutes',
+  ],
+  [
+    'snowflake',
+    'SELECT * FROM (SELECT k, v FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) = 1) AS x WHERE k = 1',
+    'filter-commutes',
+  ],
+  // The partitioned body is on the null-supplying side of a LEFT JOIN.
+  [
+    'postgres',
+    'SELECT u.a FROM u LEFT JOIN (SELECT k, SUM(v) OVER (PARTITION BY k) AS s FROM t) AS x ON x.k = u.a WHERE x.k = 1',
+    'preserved-side',
+  ],
+];
+
 describe('predicate-pushdown', () => {
+  it.each(WINDOW_MOVED)('moves a partition filter below the window: %s: %s', (dialect, input, expected) => {
+    const out = rewriteSql(input, dialect, { rules: [predicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(expected);
+  });
+  it.each(WINDOW_KEPT)('keeps a filter above the window: %s: %s', (dialect, sql, refused) => {
+    const out = rewriteSql(sql, dialect, { rules: [predicatePushdown], catalog: GOLDEN_CATALOG });
+    expect(out.sql).toBe(sql);
+    expect(out.refusals).toContain(`predicate-pushdown/${refused}`);
+  });
   it.each(GOLDEN)('%s: %s', (dialect, input, expected) => {
     const out = rewriteSql(input, dialect, { rules: [predicatePushdown], catalog: GOLDEN_CATALOG });
     expect(out.sql).toBe(expected);

@@ -8,6 +8,15 @@ const same = (d: Golden[0], sql: string): Golden => [d, sql, sql];
 const GOLDEN: Golden[] = [
   [
     'postgres',
+    'SELECT * FROM (SELECT k, SUM(v) OVER (PARTITION BY k) AS s FROM t UNION ALL SELECT k, y FROM u) AS x WHERE k = 1',
+    'SELECT * FROM (SELECT k, SUM(v) OVER (PARTITION BY k) AS s FROM t WHERE k = 1 UNION ALL SELECT k, y FROM u WHERE k = 1) AS x',
+  ],
+  same(
+    'snowflake',
+    'SELECT * FROM (SELECT k, SUM(v) OVER (PARTITION BY a) AS s FROM t UNION ALL SELECT k, y FROM u) AS x WHERE k = 1',
+  ),
+  [
+    'postgres',
     'SELECT k FROM (SELECT a AS k FROM t UNION ALL SELECT b FROM u) AS d WHERE d.k = 1',
     'SELECT k FROM (SELECT a AS k FROM t WHERE a = 1 UNION ALL SELECT b FROM u WHERE b = 1) AS d',
   ],
