@@ -132,6 +132,9 @@ export const openBigQuery = async (
     // Our own job id, known before the insert returns, so that a deadline during the insert can cancel it.
     const jobId = `sqlgate_${options.attribution?.traceId ?? randomBytes(16).toString('hex')}_${randomBytes(4).toString('hex')}`;
     const job = client.job(jobId, o.location !== undefined ? { location: o.location } : {});
+    // Whether the watch's cancel reached a job: when the stop comes while the insert is on its way, that
+    // cancel may find no job yet (and is sent again once the insert returns), or may find it (and is not).
+    let watchCancel: Promise<boolean> | undefined;
     const cancelJob = async (): Promise<void> => {
       await job.cancel();
     };
@@ -141,7 +144,11 @@ export const openBigQuery = async (
     });
     const watch = watchStatement(options, timeoutMs, () => {
       stop(stoppedError(watch.reason() ?? 'abort', timeoutMs));
-      return cancelJob();
+      watchCancel = cancelJob().then(
+        () => true,
+        () => false,
+      );
+      return watchCancel.then(() => undefined);
     });
     const maxBytesBilled = options.maxBytesBilled ?? o.maxBytesBilled;
     const run = async (): Promise<ExecuteResult> => {
@@ -163,7 +170,8 @@ export const openBigQuery = async (
         if ((e as { code?: unknown }).code !== 409) throw e;
       }
       // A deadline that fired while the insert was on its way found no job to cancel yet.
-      if (watch.reason() !== undefined) await cancelJob().catch(() => undefined);
+      if (watch.reason() !== undefined && !(await (watchCancel ?? Promise.resolve(false))))
+        await cancelJob().catch(() => undefined);
       let rows = 0;
       let columns: string[] | undefined;
       let fields: BigQueryField[] = [];

@@ -35,6 +35,10 @@ beforeEach(() => {
   s.requests.length = 0;
 });
 
+let address: string | undefined;
+/** The gateway on a real socket (a client that goes away needs one), opened once for the file. */
+const listening = async (): Promise<string> => (address ??= await gw.app.listen({ host: '127.0.0.1', port: 0 }));
+
 const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   gw.app.inject({ method: 'POST', url: '/query', headers: { ...gw.auth, ...headers }, payload: body });
 const cost = (query: string) =>
@@ -220,7 +224,7 @@ describe('bigquery connected', () => {
 
   it('the client going away cancels the job on BigQuery', async () => {
     s.faults = { jobDelayMs: 10_000 };
-    const base = await gw.app.listen({ host: '127.0.0.1', port: 0 });
+    const base = await listening();
     const controller = new AbortController();
     const request = fetch(`${base}/query`, {
       method: 'POST',
@@ -234,6 +238,31 @@ describe('bigquery connected', () => {
     await expect
       .poll(() => s.requests.filter((r) => r.path.endsWith('/cancel')).length, { timeout: 5_000 })
       .toBe(1);
+  });
+
+  // The stop can come while the insert is on its way: the job may already exist (one cancel is enough), or not
+  // yet (that cancel finds nothing, so the adapter cancels again once the insert returns). Either way the job
+  // ends cancelled on BigQuery.
+  it.each([
+    { name: 'the job exists', faults: { jobDelayMs: 10_000, insertAnswerDelayMs: 400 }, cancels: 1 },
+    { name: 'no job yet', faults: { jobDelayMs: 10_000, insertCreateDelayMs: 400 }, cancels: 2 },
+  ])('a stop while the insert is on its way ($name) cancels the job', async ({ faults, cancels }) => {
+    s.faults = faults;
+    const base = await listening();
+    const controller = new AbortController();
+    const request = fetch(`${base}/query`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { ...gw.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'SELECT 43 AS answer' }),
+    }).catch((e: unknown) => e);
+    await expect.poll(() => jobInserts().length, { timeout: 5_000 }).toBe(1);
+    controller.abort();
+    await request;
+    const id = String((jobInserts()[0]?.body?.jobReference as { jobId?: string } | undefined)?.jobId);
+    await expect.poll(() => s.jobs.get(id)?.error?.reason, { timeout: 5_000 }).toBe('stopped');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(s.requests.filter((r) => r.path.endsWith('/cancel'))).toHaveLength(cancels);
   });
 
   it('OpenAPI describes max_bytes_billed and the run fields', async () => {

@@ -34,6 +34,10 @@ export type StandinFaults = {
   extraBilledBytes?: number;
   /** Calls without `Authorization: Bearer …` are answered 401. */
   requireAuth?: boolean;
+  /** jobs.insert creates the job at once but answers this much later (a stop then finds the job). */
+  insertAnswerDelayMs?: number;
+  /** jobs.insert waits this long before it creates the job (a stop then finds no job yet). */
+  insertCreateDelayMs?: number;
   /** Dry runs take this long (to see two of them in flight at once). */
   dryRunDelayMs?: number;
   /** Overrides a dry run's answer for some query texts: other bytes, or an invalidQuery refusal. */
@@ -394,7 +398,11 @@ export const startBigQueryStandin = async (
           res,
           jobError('duplicate', `Already Exists: Job ${project}:${loc}.${ref.jobId}`, 409),
         );
-      return send(res, 200, jobResource(await startJob(ref.jobId, loc, configuration)));
+      if (f.insertCreateDelayMs) await new Promise((r) => setTimeout(r, f.insertCreateDelayMs));
+      // The answer shows the job as it was when it was created, however late it arrives.
+      const created = jobResource(await startJob(ref.jobId, loc, configuration));
+      if (f.insertAnswerDelayMs) await new Promise((r) => setTimeout(r, f.insertAnswerDelayMs));
+      return send(res, 200, created);
     }
     // jobs.query
     if (req.method === 'POST' && seg.length === 3 && seg[2] === 'queries') {
