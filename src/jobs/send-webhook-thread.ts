@@ -103,7 +103,12 @@ export const createThreadedSender = (
       const w = worker;
       worker = undefined;
       failAll('the sender was closed');
-      if (w) void w.terminate();
+      // Terminated only once its module has loaded (its first message): a thread stopped while loading its
+      // modules aborts the whole process (src/services/worker-loaded.ts). Bounded, should it never load.
+      if (w) {
+        const bound = new Promise((r) => setTimeout(r, 15_000).unref());
+        void Promise.race([tid, bound]).then(() => w.terminate());
+      }
     },
   };
 };

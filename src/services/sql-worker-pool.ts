@@ -5,6 +5,7 @@ import { GatewayError, RETRY_AFTER } from '../core/errors.ts';
 import type { NamedTable } from '../core/sql/references.ts';
 import type { SqlPrepared, SqlTask } from './sql-work.ts';
 import type { CatalogAnswer, WorkerReply, WorkerReport, WorkerRequest } from './sql-worker.ts';
+import { loadedThread, waitUntilLoaded } from './worker-loaded.ts';
 
 /**
  * The pool of SQL worker threads (piscina) that parse, check, rewrite, translate and price queries, so that a
@@ -81,6 +82,12 @@ export const createSqlWorkerPool = (opts: {
   });
   let recycled = 0;
   let catalogSends = 0;
+  // Threads whose module has loaded (worker-loaded.ts): only those may be terminated.
+  const loaded = new Set<number>();
+  piscina.on('message', (m: unknown) => {
+    const id = loadedThread(m);
+    if (id !== undefined) loaded.add(id);
+  });
 
   /**
    * One run in a thread. Resolves with its reply and the catalog it was given, or 'rewrite-overrun'; throws
@@ -222,7 +229,10 @@ export const createSqlWorkerPool = (opts: {
       const prepared = reason === undefined ? reply.value : { ...reply.value, fallback: true, reason };
       return { prepared, catalog };
     },
-    close: () => piscina.destroy(),
+    close: async () => {
+      await waitUntilLoaded(() => piscina.threads.every((t) => t.threadId < 0 || loaded.has(t.threadId)));
+      await piscina.destroy();
+    },
   };
 };
 

@@ -4,6 +4,7 @@ import type { Catalog } from '../core/catalog.ts';
 import type { NamedTable } from '../core/sql/references.ts';
 import { niceThisThread } from '../jobs/thread-priority.ts';
 import { CatalogUnavailable, runSqlTask } from './sql-work.ts';
+import { announceLoaded } from './worker-loaded.ts';
 import type { SqlOutcome, SqlPhase, SqlTask } from './sql-work.ts';
 
 /**
@@ -68,3 +69,6 @@ export const prepareInWorker = ({ task, port, wake }: WorkerRequest): WorkerRepl
     throw e;
   }
 };
+
+// The last statement: the pool terminates this thread only after it (worker-loaded.ts).
+announceLoaded();

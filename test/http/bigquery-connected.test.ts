@@ -37,7 +37,8 @@ beforeEach(() => {
 
 let address: string | undefined;
 /** The gateway on a real socket (a client that goes away needs one), opened once for the file. */
-const listening = async (): Promise<string> => (address ??= await gw.app.listen({ host: '127.0.0.1', port: 0 }));
+const listening = async (): Promise<string> =>
+  (address ??= await gw.app.listen({ host: '127.0.0.1', port: 0 }));
 
 const post = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   gw.app.inject({ method: 'POST', url: '/query', headers: { ...gw.auth, ...headers }, payload: body });

@@ -8,6 +8,7 @@ import type {
   WorkerReport,
 } from '../../src/services/sql-worker.ts';
 import { brokenInList } from './broken-rule.ts';
+import { announceLoaded } from '../../src/services/worker-loaded.ts';
 
 /**
  * A stand-in for the SQL worker whose engine runs every registered rule plus one deliberately wrong rule
@@ -33,3 +34,5 @@ export const prepareInWorker = ({ task, port, wake }: WorkerRequest): WorkerRepl
     [...RULES, brokenInList],
   );
 };
+
+announceLoaded();

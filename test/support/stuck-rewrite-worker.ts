@@ -7,6 +7,7 @@ import type {
   WorkerReport,
 } from '../../src/services/sql-worker.ts';
 import type { Catalog } from '../../src/core/catalog.ts';
+import { announceLoaded } from '../../src/services/worker-loaded.ts';
 
 /**
  * A stand-in for the SQL worker whose rewrite never returns for a query holding the comment `stuck`: the real
@@ -38,3 +39,5 @@ export const prepareInWorker = ({ task, port, wake }: WorkerRequest): WorkerRepl
     },
   );
 };
+
+announceLoaded();
