@@ -58,6 +58,9 @@ export type RewriteSettings = {
 export type PreparedQuery = {
   readonly sql: string;
   readonly catalog: Catalog;
+  /** The tables the query names (as the SQL worker asked for them), and the rule quarantine it was made under. */
+  readonly tables: readonly NamedTable[] | undefined;
+  readonly quarantine: Readonly<Record<string, readonly string[]>> | undefined;
   /** The rewritten query in the warehouse's dialect, or the original when `fallback` or nothing applied. */
   readonly rewrittenSql: string;
   readonly rulesApplied: readonly string[];
@@ -160,8 +163,19 @@ export const prepareQuery = async (
 const fromEntry = (e: PreparedEntry, sql: string): PreparedQuery => {
   const prepared =
     e.sql === sql || e.prepared.rewrittenSql !== e.sql ? e.prepared : { ...e.prepared, rewrittenSql: sql };
-  return { sql, catalog: e.catalog, ...prepared };
+  return { sql, catalog: e.catalog, tables: e.tables, quarantine: e.quarantine, ...prepared };
 };
+
+/**
+ * Whether what `p` was prepared with is still what a new preparation would use: the adapter gives the very
+ * catalog it was made with (its cache, per TTL) and the rule quarantine is the same snapshot.
+ */
+export const stillCurrent = async (
+  warehouse: Warehouse,
+  p: Pick<PreparedQuery, 'catalog' | 'tables' | 'quarantine'>,
+  settings: RewriteSettings,
+): Promise<boolean> =>
+  p.quarantine === settings.quarantine?.() && (await warehouse.adapter.introspect(p.tables)) === p.catalog;
 
 const quarantineOf = (
   q: Readonly<Record<string, readonly string[]>> | undefined,

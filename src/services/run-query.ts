@@ -10,7 +10,8 @@ import type { Principal } from './api-keys.ts';
 import type { CostReport } from './estimate-cost.ts';
 import { planQuery } from './plan-query.ts';
 import type { QueryPlan } from './plan-query.ts';
-import type { RewriteSettings } from './prepare-query.ts';
+import { stillCurrent } from './prepare-query.ts';
+import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
 import type { Admission, Guardrails } from './guardrails.ts';
 import type { SqlWorkerPool } from './sql-worker-pool.ts';
@@ -79,7 +80,21 @@ export type QueryService = {
     principal?: Principal;
     signal?: AbortSignal;
   }): Promise<CostReport>;
+  /**
+   * The report `cost` would give from memory for this exact text (a text seen before, its catalog current),
+   * without preparing anything; undefined when it must be prepared. Throws as `cost` for an unknown warehouse.
+   */
+  rememberedCost(sql: string, warehouse?: string): Promise<CostReport | undefined>;
   resolve(name: string | undefined): Warehouse;
+};
+
+/** Reports of GET /cost remembered by exact text, per warehouse (`createQueryService`). */
+const MAX_REPORTS = 2_000;
+/** Longer texts are not kept (memory); they are answered through the prepare cache. */
+const MAX_REPORT_SQL_CHARS = 16 * 1024;
+type RememberedReport = {
+  readonly report: CostReport;
+  readonly basis: Pick<PreparedQuery, 'catalog' | 'tables' | 'quarantine'>;
 };
 
 export const newTraceId = (): string => randomBytes(16).toString('hex');
@@ -140,18 +155,56 @@ export const createQueryService = (deps: {
     return id;
   };
 
+  /**
+   * GET /cost of a text seen before: its report, by the exact text (no normalisation, no parse), per warehouse,
+   * for warehouses priced by a static model (`CostPort.pure`: no warehouse is asked, so the answer depends on
+   * the text, the settings of this service and the catalog only). An entry answers while the catalog and the
+   * rule quarantine it was made with are current (`stillCurrent`); else it is made anew. Only what the prepare
+   * cache keeps is kept (parsed, no fallback); errors never are. The same report object is answered every
+   * time (the route keeps its serialised bytes by it): nothing may change one.
+   */
+  const reports = new WeakMap<Warehouse, Map<string, RememberedReport>>();
+  const reportsOf = (w: Warehouse): Map<string, RememberedReport> => {
+    let m = reports.get(w);
+    if (m === undefined) reports.set(w, (m = new Map()));
+    return m;
+  };
+
+  const remembered = async (w: Warehouse, sql: string): Promise<CostReport | undefined> => {
+    const known = w.cost.pure === true ? reportsOf(w).get(sql) : undefined;
+    return known !== undefined && (await stillCurrent(w, known.basis, deps.settings))
+      ? known.report
+      : undefined;
+  };
+
   return {
     resolve,
+    rememberedCost: (sql, warehouse) => remembered(resolve(warehouse), sql),
     cost: async ({ sql, warehouse, principal, signal }) => {
       const w = resolve(warehouse);
+      // A remembered answer takes no SQL worker nor connection: nothing for the account's limit to share.
+      const known = await remembered(w, sql);
+      if (known !== undefined) return known;
       const release = principal ? deps.concurrency.acquire(principal.accountId) : undefined;
       try {
-        return (
-          await planQuery(w, sql, deps.settings, deps.sqlPool, {
-            forRun: false,
-            ...(signal ? { signal } : {}),
-          })
-        ).report;
+        const plan = await planQuery(w, sql, deps.settings, deps.sqlPool, {
+          forRun: false,
+          ...(signal ? { signal } : {}),
+        });
+        const p = plan.prepared;
+        if (w.cost.pure === true && p.parsed && !p.fallback && sql.length <= MAX_REPORT_SQL_CHARS) {
+          const m = reportsOf(w);
+          m.delete(sql);
+          if (m.size >= MAX_REPORTS) {
+            const oldest = m.keys().next().value;
+            if (oldest !== undefined) m.delete(oldest);
+          }
+          m.set(sql, {
+            report: plan.report,
+            basis: { catalog: p.catalog, tables: p.tables, quarantine: p.quarantine },
+          });
+        }
+        return plan.report;
       } finally {
         release?.();
       }

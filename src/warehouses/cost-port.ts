@@ -32,6 +32,11 @@ export type CostPair = {
 export type CostPort = {
   /** Shown by GET /warehouses as `cost_method`, e.g. `bigquery-bytes`, `aurora-explain`, `bigquery-dry-run`. */
   readonly name: string;
+  /**
+   * True when the price depends only on the inputs and the catalog (a static model: no warehouse is asked),
+   * so a report may be remembered while the catalog stays the same (GET /cost of a repeated text).
+   */
+  readonly pure?: boolean;
   price(original: CostInput, optimized: CostInput, catalog: Catalog): Promise<CostPair>;
 };
 
@@ -49,6 +54,7 @@ const fromModel = (model: CostModel, input: CostInput, catalog: Catalog): CostEs
 /** A static model as a cost port (local mode, and the heuristics of warehouses without a plan). */
 export const modelCost = (model: CostModel): CostPort => ({
   name: model.name,
+  pure: true,
   price: (original, optimized, catalog) => {
     const a = fromModel(model, original, catalog);
     const b = optimized === original ? a : fromModel(model, optimized, catalog);

@@ -161,6 +161,46 @@ describe('GET /warehouses, /openapi.json, health', () => {
       ['aurora', 'local', 'postgres'],
     ]);
     expect((list[0]?.pricing as Record<string, number>).usd_per_tib).toBe(6.25);
+    // The function families (≈ 10 KB) only when asked for.
+    expect(list.some((w) => 'local_functions' in w)).toBe(false);
+    const full = await gw.app.inject({
+      method: 'GET',
+      url: '/warehouses?include=local_functions',
+      headers: gw.auth,
+    });
+    const detailed = full.json<{ warehouses: Array<Record<string, unknown>> }>().warehouses;
+    expect(detailed.every((w) => Array.isArray(w.local_functions))).toBe(true);
+    expect(detailed.map(({ local_functions: _f, ...rest }) => rest)).toEqual(list);
+    const bad = await gw.app.inject({
+      method: 'GET',
+      url: '/warehouses?include=everything',
+      headers: gw.auth,
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+  it('answers 304 to a client that revalidates the listing it has, and the listing to any other', async () => {
+    const first = await gw.app.inject({ method: 'GET', url: '/warehouses', headers: gw.auth });
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const again = (tag: string, url = '/warehouses') =>
+      gw.app.inject({ method: 'GET', url, headers: { ...gw.auth, 'if-none-match': tag } });
+    const not = await again(etag);
+    expect(not.statusCode).toBe(304);
+    expect(not.body).toBe('');
+    expect(not.headers.etag).toBe(etag);
+    expect((await again(`"other", W/${etag}`)).statusCode).toBe(304);
+    expect((await again('"other"')).statusCode).toBe(200);
+    // The detailed listing is another representation: another tag.
+    const full = await again(etag, '/warehouses?include=local_functions');
+    expect(full.statusCode).toBe(200);
+    expect(full.headers.etag).not.toBe(etag);
+    // Revalidating still needs a valid key.
+    const anon = await gw.app.inject({
+      method: 'GET',
+      url: '/warehouses',
+      headers: { 'if-none-match': etag },
+    });
+    expect(anon.statusCode).toBe(401);
   });
   it('serves OpenAPI 3.1.0 with the operations, bearer security, problems and the webhook', async () => {
     const doc = (await gw.app.inject({ method: 'GET', url: '/openapi.json' })).json<OpenApiDoc>();

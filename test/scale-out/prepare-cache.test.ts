@@ -130,6 +130,106 @@ describe('prepare cache', () => {
   });
 });
 
+describe('GET /cost by exact text (the report remembered in front of the prepare cache)', () => {
+  /** The warehouse's adapter gives `catalog()` until the returned function puts it back. */
+  const swapCatalog = (name: string, catalog: () => Promise<Catalog>): (() => void) => {
+    const adapter = gw.services.warehouses.get(name).adapter as {
+      introspect: Warehouse['adapter']['introspect'];
+    };
+    const own = adapter.introspect;
+    adapter.introspect = () => catalog();
+    return () => void (adapter.introspect = own);
+  };
+  /** The catalog with every table's measured sizes multiplied by `k`: another version, other prices. */
+  const scaled = (c: Catalog, k: number): Catalog => ({
+    tables: new Map(
+      [...c.tables].map(([n, t]) => [
+        n,
+        t.stats
+          ? {
+              ...t,
+              stats: {
+                ...t.stats,
+                rows: t.stats.rows * k,
+                columnBytes: Object.fromEntries(
+                  Object.entries(t.stats.columnBytes).map(([c2, b]) => [c2, b * k]),
+                ),
+                partitions: t.stats.partitions?.map((p) => ({
+                  ...p,
+                  rows: p.rows * k,
+                  columnBytes: Object.fromEntries(
+                    Object.entries(p.columnBytes).map(([c2, b]) => [c2, b * k]),
+                  ),
+                })),
+              },
+            }
+          : t,
+      ]),
+    ),
+  });
+
+  it('a repeated text reaches neither the pool nor the prepare cache; a changed catalog is priced anew', async () => {
+    const real = await gw.services.warehouses.get('bigquery').adapter.introspect();
+    let catalog = real;
+    const restore = swapCatalog('bigquery', () => Promise.resolve(catalog));
+    try {
+      const sql = 'SELECT l_orderkey, l_comment FROM lineitem WHERE l_quantity > 7';
+      const url = `/cost?warehouse=bigquery&query=${encodeURIComponent(sql)}`;
+      const get = async () => {
+        const res = await gw.app.inject({ method: 'GET', url, headers: gw.auth });
+        expect(res.statusCode).toBe(200);
+        return res.json<{ original_cost: number; bytes_processed: { original: number } }>();
+      };
+      const a = await get();
+      const cache = prepareCacheOf(gw.services.warehouses.get('bigquery'));
+      const [calls, lookups] = [poolCalls, cache.hits + cache.misses];
+      expect(await get()).toEqual(a);
+      expect([poolCalls, cache.hits + cache.misses]).toEqual([calls, lookups]);
+      // The catalog read anew with other sizes: the remembered report no longer answers.
+      catalog = scaled(real, 1000);
+      const b = await get();
+      expect(b.bytes_processed.original).toBeGreaterThan(a.bytes_processed.original);
+      expect(b.original_cost).toBeGreaterThan(a.original_cost);
+      expect(await get()).toEqual(b);
+      catalog = real;
+      expect(await get()).toEqual(a);
+    } finally {
+      restore();
+    }
+  });
+
+  it('texts that differ only in spacing are remembered apart, each echoed as sent; errors are never kept', async () => {
+    const base = 'select n_name from nation';
+    for (const sql of [base, ` ${base}`, `${base}\n`]) {
+      const url = `/cost?warehouse=aurora&query=${encodeURIComponent(sql)}`;
+      const a = await gw.app.inject({ method: 'GET', url, headers: gw.auth });
+      const b = await gw.app.inject({ method: 'GET', url, headers: gw.auth });
+      expect(a.statusCode).toBe(200);
+      expect(b.body).toBe(a.body);
+    }
+    const before = poolCalls;
+    for (let i = 0; i < 2; i++) {
+      const res = await gw.app.inject({
+        method: 'GET',
+        url: `/cost?query=${encodeURIComponent('DELETE FROM orders')}`,
+        headers: gw.auth,
+      });
+      expect(res.statusCode).toBe(403);
+    }
+    expect(poolCalls - before).toBe(2);
+  });
+
+  it('a revoked key is refused even for a remembered text', async () => {
+    const url = `/cost?query=${encodeURIComponent('SELECT count(*) FROM region')}`;
+    const { key, record } = await gw.services.keys.create({ accountEmail: 'cost-cache@example.test' });
+    const auth = { authorization: `Bearer ${key}` };
+    expect((await gw.app.inject({ method: 'GET', url, headers: auth })).statusCode).toBe(200);
+    expect((await gw.app.inject({ method: 'GET', url, headers: auth })).statusCode).toBe(200);
+    await gw.services.keys.revoke(record.id, record.accountId);
+    expect((await gw.app.inject({ method: 'GET', url, headers: auth })).statusCode).toBe(401);
+  });
+});
+
 describe('prepare cache under a burst', () => {
   it('fifty identical queries at once make one preparation, and all get its answer', async () => {
     const w = gw.services.warehouses.get('snowflake');

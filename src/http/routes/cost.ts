@@ -1,10 +1,25 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AUTH_ERRORS, problems } from '../schemas/common.ts';
 import { CostQuery, CostReportSchema } from '../schemas/query.ts';
 import type { Services } from '../services.ts';
+import type { CostReport } from '../../services/estimate-cost.ts';
 
 export const registerCostRoute = (api: FastifyInstance, services: Services): void => {
+  /**
+   * The response bytes of a report the query service answers again and again (a repeated text: the same report
+   * object while its catalog is current), serialised by the route's own serializer once.
+   */
+  const bodies = new WeakMap<CostReport, Buffer>();
+  const send = (reply: FastifyReply, report: CostReport): FastifyReply => {
+    let body = bodies.get(report);
+    if (body === undefined) {
+      body = Buffer.from(reply.serialize(report) as string);
+      bodies.set(report, body);
+    }
+    // A Buffer with a JSON content type is sent as is (the schema's serializer is for objects).
+    return reply.type('application/json; charset=utf-8').send(body);
+  };
   api.withTypeProvider<TypeBoxTypeProvider>().get(
     '/cost',
     {
@@ -16,7 +31,9 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
         response: { 200: CostReportSchema, ...problems(400, 403, 422, 503, ...AUTH_ERRORS) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
+      const known = await services.queries.rememberedCost(req.query.query, req.query.warehouse);
+      if (known !== undefined) return send(reply as FastifyReply, known);
       // The client going away stops the query's preparation in the SQL worker pool.
       const controller = new AbortController();
       const onClose = (): void => {
@@ -24,12 +41,13 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
       };
       req.raw.socket.once('close', onClose);
       try {
-        return await services.queries.cost({
+        const report = await services.queries.cost({
           sql: req.query.query,
           ...(req.query.warehouse !== undefined ? { warehouse: req.query.warehouse } : {}),
           ...(req.principal ? { principal: req.principal } : {}),
           signal: controller.signal,
         });
+        return send(reply as FastifyReply, report);
       } finally {
         req.raw.socket.off('close', onClose);
       }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
@@ -26,11 +27,20 @@ const WarehouseInfo = Type.Object({
       }),
       {
         description:
-          "Function families local mode supports in this warehouse's dialect; any other function is refused (422 unsupported-in-local-mode)",
+          "Function families local mode supports in this warehouse's dialect (only with `include=local_functions`); any other function is refused (422 unsupported-in-local-mode)",
       },
     ),
   ),
 });
+
+type Listing = { readonly body: Buffer; readonly etag: string };
+
+/** `If-None-Match` names this entity tag (or `*`); weak tags compare by their opaque part (RFC 9110 §13.1.2). */
+const etagMatches = (header: string | undefined, etag: string): boolean => {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+};
 
 export const registerWarehousesRoute = (api: FastifyInstance, services: Services, config: Config): void => {
   api.withTypeProvider<TypeBoxTypeProvider>().get(
@@ -40,22 +50,40 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
         operationId: 'listWarehouses',
         summary: 'The warehouses, each with its mode, dialect and pricing assumptions',
         tags: ['warehouses'],
+        querystring: Type.Object({
+          include: Type.Optional(
+            Type.Literal('local_functions', {
+              description:
+                'Also list, per local-mode warehouse, the function families it supports (`local_functions`, ≈ 10 KB)',
+            }),
+          ),
+        }),
         response: {
           200: Type.Object({ warehouses: Type.Array(WarehouseInfo) }),
           ...problems(...AUTH_ERRORS),
         },
       },
     },
-    (_req, reply) => {
+    (req, reply) => {
       // The same for every request of a process: serialised and encoded once (the hot path of an authenticated
       // call): a Buffer is written to the socket as is, where a string of this size was encoded every time.
-      listing ??= Buffer.from(JSON.stringify(build()));
+      const full = req.query.include === 'local_functions';
+      const l = full ? (detailed ??= listing(true)) : (lean ??= listing(false));
+      const r = reply as FastifyReply;
+      r.header('etag', l.etag);
+      // A client that revalidates gets 304 without the body while the listing is the same.
+      if (etagMatches(req.headers['if-none-match'], l.etag)) return void r.status(304).send();
       // A Buffer with a JSON content type is sent as is (the schema's serializer is for objects).
-      void (reply as FastifyReply).type('application/json; charset=utf-8').send(listing);
+      void r.type('application/json; charset=utf-8').send(l.body);
     },
   );
-  let listing: Buffer | undefined;
-  const build = () => ({
+  let lean: Listing | undefined;
+  let detailed: Listing | undefined;
+  const listing = (full: boolean): Listing => {
+    const body = Buffer.from(JSON.stringify(build(full)));
+    return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  };
+  const build = (full: boolean) => ({
     warehouses: services.warehouses.all().map((w) => ({
       name: w.name,
       mode: w.mode,
@@ -64,7 +92,7 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
       default: w.name === config.defaultWarehouse,
       cost_method: w.cost.name,
       pricing: { ...w.pricing },
-      ...(w.mode === 'local' && isLocalDialect(w.dialect)
+      ...(full && w.mode === 'local' && isLocalDialect(w.dialect)
         ? {
             local_functions: localFamilies(w.dialect).map((f) => ({
               family: f.family,
