@@ -166,7 +166,7 @@ export const createQueryService = (deps: {
   const reports = new WeakMap<Warehouse, Map<string, RememberedReport>>();
   const reportsOf = (w: Warehouse): Map<string, RememberedReport> => {
     let m = reports.get(w);
-    if (m === undefined) reports.set(w, (m = new Map()));
+    if (m === undefined) reports.set(w, (m = new Map<string, RememberedReport>()));
     return m;
   };
 

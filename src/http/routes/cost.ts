@@ -33,7 +33,7 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
     },
     async (req, reply) => {
       const known = await services.queries.rememberedCost(req.query.query, req.query.warehouse);
-      if (known !== undefined) return send(reply as FastifyReply, known);
+      if (known !== undefined) return send(reply, known);
       // The client going away stops the query's preparation in the SQL worker pool.
       const controller = new AbortController();
       const onClose = (): void => {
@@ -47,7 +47,7 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
           ...(req.principal ? { principal: req.principal } : {}),
           signal: controller.signal,
         });
-        return send(reply as FastifyReply, report);
+        return send(reply, report);
       } finally {
         req.raw.socket.off('close', onClose);
       }
