@@ -107,6 +107,7 @@ export const buildApp = async (
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // A path that is not valid percent-encoded UTF-8, or with a parameter longer than any id, names nothing here.
     frameworkErrors: (error, req, reply) => {
+      unrouted(req, reply);
       if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
         void notFound(req, reply);
         return;
@@ -140,22 +141,38 @@ export const buildApp = async (
       return;
     }
     // Background work (webhook delivery) gives way while the request is young; 'close' comes exactly once.
-    if (foreground) reply.raw.once('close', foreground.enter());
+    if (foreground) reply.raw.on('close', foreground.enter());
     done();
   });
-  // One histogram child per (method, route, status), bound once: a request looks it up, it builds no labels.
-  const durations = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
-  app.addHook('onResponse', (req, reply, done) => {
-    const route = req.routeOptions.url ?? 'unknown';
-    const id = `${req.method} ${reply.statusCode} ${route}`;
-    let child = durations.get(id);
-    if (child === undefined) {
-      child = services.metrics.httpDuration.labels(req.method, route, String(reply.statusCode));
-      durations.set(id, child);
-    }
-    child.observe(reply.elapsedTime / 1000);
-    done();
+  // Request durations, by (method, route, status): each route observes its own (its path bound in the hook:
+  // no route options read per request), with one histogram child per method and status, bound once.
+  type Child = Histogram.Internal<'method' | 'route' | 'status'>;
+  const observer = (route: string) => {
+    const children = new Map<string, Map<number, Child>>();
+    return (req: FastifyRequest, reply: FastifyReply): void => {
+      let byStatus = children.get(req.method);
+      if (byStatus === undefined) children.set(req.method, (byStatus = new Map<number, Child>()));
+      let child = byStatus.get(reply.statusCode);
+      if (child === undefined) {
+        child = services.metrics.httpDuration.labels(req.method, route, String(reply.statusCode));
+        byStatus.set(reply.statusCode, child);
+      }
+      child.observe(reply.elapsedTime / 1000);
+    };
+  };
+  app.addHook('onRoute', (route) => {
+    const observe = observer(route.url ?? 'unknown');
+    const hook = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+      observe(req, reply);
+      done();
+    };
+    const own = route.onResponse;
+    route.onResponse = own === undefined ? [hook] : [...(Array.isArray(own) ? own : [own]), hook];
   });
+  // Requests no route took (404s, malformed URLs) are observed as route 'unknown' once answered.
+  const observeUnrouted = observer('unknown');
+  const unrouted = (req: FastifyRequest, reply: FastifyReply): void =>
+    void reply.raw.once('finish', () => observeUnrouted(req, reply));
 
   // Responses finished during shutdown close their connection, so a keep-alive client cannot hold close() open.
   let closing = false;
@@ -229,7 +246,10 @@ export const buildApp = async (
       'An unexpected error occurred; the trace id identifies it in the logs.',
     );
   });
-  app.setNotFoundHandler(notFound);
+  app.setNotFoundHandler((req, reply) => {
+    unrouted(req, reply);
+    return notFound(req, reply);
+  });
 
   app.get('/healthz', { schema: { hide: true } }, () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {

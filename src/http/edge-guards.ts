@@ -28,7 +28,12 @@ export const PATH_PARAM = /^[A-Za-z0-9._~-]{1,128}$/;
 export const badPathParam = (req: FastifyRequest): string | undefined => {
   const params = req.params;
   if (typeof params !== 'object' || params === null) return undefined;
-  for (const [name, value] of Object.entries(params as Record<string, unknown>))
+  const all = params as Record<string, unknown>;
+  // Most routes have no parameter: nothing is allocated for them.
+  for (const name in all) {
+    if (!Object.hasOwn(all, name)) continue;
+    const value = all[name];
     if (typeof value !== 'string' || !PATH_PARAM.test(value)) return name;
+  }
   return undefined;
 };

@@ -54,13 +54,16 @@ const article = (type: string): string =>
  * lowered before validation when that makes it a known name; anything else still fails with the allowed list.
  */
 export const lowerCaseWarehouse = (req: FastifyRequest, _reply: unknown, done: () => void): void => {
-  for (const source of [req.body, req.query]) {
-    if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;
-    const s = source as Record<string, unknown>;
-    const w = s.warehouse;
-    if (typeof w !== 'string') continue;
-    const lower = w.trim().toLowerCase();
-    if (lower !== w && (WAREHOUSE_NAMES as readonly string[]).includes(lower)) s.warehouse = lower;
-  }
+  lowerIn(req.body);
+  lowerIn(req.query);
   done();
+};
+
+const lowerIn = (source: unknown): void => {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) return;
+  const s = source as Record<string, unknown>;
+  const w = s.warehouse;
+  if (typeof w !== 'string') return;
+  const lower = w.trim().toLowerCase();
+  if (lower !== w && (WAREHOUSE_NAMES as readonly string[]).includes(lower)) s.warehouse = lower;
 };

@@ -29,21 +29,52 @@ export type ForegroundGauge = {
 export const createForegroundGauge = (freshMs: number): ForegroundGauge => {
   const buffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const count = new Int32Array(buffer);
+  /**
+   * Requests in the order they started, each counted until it leaves or is no longer fresh. One timer for all
+   * (to when the oldest stops being fresh), not one per request: a request costs a small object and a closure.
+   */
+  type Entry = { at: number; left: boolean };
+  let queue: Entry[] = [];
+  let head = 0;
+  let sweeper: NodeJS.Timeout | undefined;
+  const leaveEntry = (e: Entry): void => {
+    if (e.left) return;
+    e.left = true;
+    if (Atomics.sub(count, FRESH, 1) === 1) Atomics.notify(count, FRESH);
+  };
+  const sweep = (): void => {
+    sweeper = undefined;
+    const now = performance.now();
+    while (head < queue.length) {
+      const e = queue[head]!;
+      if (!e.left && now - e.at < freshMs) break;
+      leaveEntry(e);
+      head++;
+    }
+    if (head === queue.length) {
+      queue = [];
+      head = 0;
+      return;
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+    sweeper = setTimeout(sweep, Math.max(1, queue[head]!.at + freshMs - now));
+    sweeper.unref();
+  };
   return {
     buffer,
     enter: () => {
       Atomics.add(count, FRESH, 1);
       Atomics.add(count, STARTED, 1);
-      let left = false;
-      const leave = (): void => {
-        if (left) return;
-        left = true;
-        clearTimeout(timer);
-        if (Atomics.sub(count, FRESH, 1) === 1) Atomics.notify(count, FRESH);
-      };
-      const timer = setTimeout(leave, freshMs);
-      timer.unref();
-      return leave;
+      const e: Entry = { at: performance.now(), left: false };
+      queue.push(e);
+      if (sweeper === undefined) {
+        sweeper = setTimeout(sweep, freshMs);
+        sweeper.unref();
+      }
+      return () => leaveEntry(e);
     },
     active: () => Atomics.load(count, FRESH),
   };

@@ -36,6 +36,11 @@ export type ApiKeyService = {
   revoke(id: string, accountId?: string): Promise<boolean>;
   /** Accepts a presented bearer token, or throws `invalid-token` (unknown, revoked, expired, malformed). */
   authenticate(token: string): Promise<Principal>;
+  /**
+   * `authenticate` when it can answer from this replica's memory (a live key seen before, the key-change feed
+   * live): the principal, or undefined when the store must be asked (then call `authenticate`). Throws as it.
+   */
+  authenticateNow(token: string): Principal | undefined;
 };
 
 /** How often a key's `last_used_at` is written (the dashboard shows it to the minute). */
@@ -58,7 +63,7 @@ const CACHE_MAX = 10_000;
  * shares, so all services on one store share it.
  */
 type KeyCache = {
-  live: Map<string, { record: ApiKeyRecord; useWrittenAt: number; cachedAt: number }>;
+  live: Map<string, { record: ApiKeyRecord; useWrittenAt: number; cachedAt: number; principal: Principal }>;
   generation: number;
   /** Undefined: the embedded store (always usable). Else usable only while the feed is live. */
   feed: KeyChangeFeed | undefined;
@@ -90,12 +95,36 @@ const cacheFor = (db: Db, feed: KeyChangeFeed | undefined): KeyCache | undefined
 const usable = (c: KeyCache | undefined): c is KeyCache =>
   c !== undefined && (c.feed === undefined || c.feed.live);
 
-export const createApiKeyService = (
-  db: Db,
-  now: () => Date = () => new Date(),
-  changes?: KeyChangeFeed,
-): ApiKeyService => {
+export const createApiKeyService = (db: Db, clock?: () => Date, changes?: KeyChangeFeed): ApiKeyService => {
+  const now = clock ?? (() => new Date());
+  const nowMs = clock ? () => clock().getTime() : Date.now;
   const cache = cacheFor(db, changes);
+  const invalid = (why: string) => new GatewayError('invalid-token', why);
+  /**
+   * The hot path: a Map lookup by the token as presented (no hash, no format check: only live keys that were
+   * accepted are there); revocation, the feed and expiry still decide as below.
+   */
+  const fromMemory = (token: string): Principal | undefined => {
+    if (!usable(cache)) return undefined;
+    const known = cache.live.get(token);
+    if (known === undefined) return undefined;
+    const at = nowMs();
+    if (cache.feed && at - known.cachedAt >= SERVER_ENTRY_MS) {
+      cache.live.delete(token);
+      return undefined;
+    }
+    const expiresAt = known.record.expiresAt;
+    if (expiresAt !== null && expiresAt.getTime() <= at) {
+      cache.live.delete(token);
+      throw invalid('The API key has expired.');
+    }
+    if (at - known.useWrittenAt >= USE_WRITE_MS) {
+      known.useWrittenAt = at;
+      // Behind request handling's statements; a failure only leaves last_used_at older.
+      recordApiKeyUse(db.background(), known.record.id).catch(() => undefined);
+    }
+    return known.principal;
+  };
   const createForAccount = async (accountId: string, name: string, expiresAt: Date | null) => {
     const key = formatApiKey(randomBytes(24));
     const record = await insertApiKey(db, {
@@ -123,30 +152,13 @@ export const createApiKeyService = (
       if (cache) forget(cache, id);
       return revokeApiKey(db, id, accountId);
     },
+    authenticateNow: fromMemory,
     authenticate: async (token) => {
-      const invalid = (why: string) => new GatewayError('invalid-token', why);
+      const remembered = fromMemory(token);
+      if (remembered !== undefined) return remembered;
       const at = now();
       const expired = (r: ApiKeyRecord): boolean =>
         r.expiresAt !== null && r.expiresAt.getTime() <= at.getTime();
-      // The hot path: a Map lookup by the token as presented (no hash, no format check: only live keys that
-      // were accepted are there); revocation, the feed and expiry still decide as below.
-      let known = usable(cache) ? cache.live.get(token) : undefined;
-      if (cache && known && cache.feed && at.getTime() - known.cachedAt >= SERVER_ENTRY_MS) {
-        cache.live.delete(token);
-        known = undefined;
-      }
-      if (cache && known) {
-        if (expired(known.record)) {
-          cache.live.delete(token);
-          throw invalid('The API key has expired.');
-        }
-        if (at.getTime() - known.useWrittenAt >= USE_WRITE_MS) {
-          known.useWrittenAt = at.getTime();
-          // Behind request handling's statements; a failure only leaves last_used_at older.
-          recordApiKeyUse(db.background(), known.record.id).catch(() => undefined);
-        }
-        return { accountId: known.record.accountId, keyId: known.record.id };
-      }
       if (!isWellFormedApiKey(token)) throw invalid('The API key is not valid.');
       const hash = hashApiKey(token);
       const generation = usable(cache) ? cache.generation : undefined;
@@ -159,7 +171,9 @@ export const createApiKeyService = (
         if (cache.live.size >= CACHE_MAX) cache.live.clear();
         const last = record.lastUsedAt?.getTime();
         const useWrittenAt = last !== undefined && at.getTime() - last < USE_WRITE_MS ? last : at.getTime();
-        cache.live.set(token, { record, useWrittenAt, cachedAt: at.getTime() });
+        const principal = { accountId: record.accountId, keyId: record.id };
+        cache.live.set(token, { record, useWrittenAt, cachedAt: at.getTime(), principal });
+        return principal;
       }
       return { accountId: record.accountId, keyId: record.id };
     },

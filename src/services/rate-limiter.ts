@@ -16,6 +16,13 @@ export type RateVerdict = {
 export type RateLimiter = {
   readonly kind: 'memory' | 'redis';
   take(key: string): Promise<RateVerdict>;
+  /**
+   * `take` when it can decide without a round trip (the memory limiter always; Redis from a lease this replica
+   * holds): the verdict, with the request counted; undefined when nothing was counted (then call `take`).
+   */
+  takeNow(key: string): RateVerdict | undefined;
+  /** `${limit};w=${windowSeconds}`: the RateLimit-Policy header's value, the same for every request. */
+  readonly policy: string;
 };
 
 const verdictOf = (res: RateLimiterRes, limit: number, windowSeconds: number, allowed: boolean) => ({
@@ -138,6 +145,11 @@ export const createRedisRateLimiter = (opts: {
   };
   return {
     kind: 'redis',
+    policy: `${limit};w=${windowSeconds}`,
+    takeNow: (key) => {
+      const l = leases.get(key);
+      return l === undefined ? undefined : fromLease(l, Date.now());
+    },
     take: async (key) => {
       for (;;) {
         const now = Date.now();
@@ -178,26 +190,29 @@ export const createMemoryRateLimiter = (
 ): RateLimiter => {
   const counts = new Map<string, { window: number; count: number }>();
   const windowSeconds = Math.round(windowMs / 1000);
+  const takeNow = (key: string): RateVerdict => {
+    const nowMs = clock();
+    const window = Math.floor(nowMs / windowMs);
+    let current = counts.get(key);
+    if (current === undefined || current.window !== window) {
+      current = { window, count: 0 };
+      counts.set(key, current);
+    }
+    current.count++;
+    if (counts.size > 100_000) for (const [k, v] of counts) if (v.window !== window) counts.delete(k);
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
+    return {
+      allowed: current.count <= limit,
+      limit,
+      remaining: Math.max(0, limit - current.count),
+      resetSeconds,
+      windowSeconds,
+    };
+  };
   return {
     kind: 'memory',
-    take: (key) => {
-      const nowMs = clock();
-      const window = Math.floor(nowMs / windowMs);
-      let current = counts.get(key);
-      if (current === undefined || current.window !== window) {
-        current = { window, count: 0 };
-        counts.set(key, current);
-      }
-      current.count++;
-      if (counts.size > 100_000) for (const [k, v] of counts) if (v.window !== window) counts.delete(k);
-      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
-      return Promise.resolve({
-        allowed: current.count <= limit,
-        limit,
-        remaining: Math.max(0, limit - current.count),
-        resetSeconds,
-        windowSeconds,
-      });
-    },
+    policy: `${limit};w=${windowSeconds}`,
+    takeNow,
+    take: (key) => Promise.resolve(takeNow(key)),
   };
 };
