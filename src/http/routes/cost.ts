@@ -10,14 +10,15 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
    * The response bytes of a report the query service answers again and again (a repeated text: the same report
    * object while its catalog is current), serialised by the route's own serializer once.
    */
-  const bodies = new WeakMap<CostReport, Buffer>();
+  const bodies = new WeakMap<CostReport, string>();
   const send = (reply: FastifyReply, report: CostReport): FastifyReply => {
     let body = bodies.get(report);
     if (body === undefined) {
-      body = Buffer.from(reply.serialize(report) as string);
+      body = reply.serialize(report) as string;
       bodies.set(report, body);
     }
-    // A Buffer with a JSON content type is sent as is (the schema's serializer is for objects).
+    // A string with a JSON content type is sent as is (the schema's serializer is for objects); a short one
+    // goes to the socket in one write with the header (a Buffer would be a second chunk of a writev).
     return reply.type('application/json; charset=utf-8').send(body);
   };
   api.withTypeProvider<TypeBoxTypeProvider>().get(
