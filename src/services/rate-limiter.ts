@@ -53,11 +53,12 @@ export type LeaseOptions = { maxLease?: number; headroomDivisor?: number };
  *
  * Leases keep most requests off Redis while the window has plenty left: a replica that knows the shared count
  * has R points left takes n = min(maxLease, floor(R / headroomDivisor)) points in one call (when n ≥ 2) and
- * answers the next n − 1 requests of that key from memory until the window ends. Every point answered
- * from memory was counted in Redis first, so the replicas together never allow more than the limit. What they
- * may leave unused is the tokens still leased when the window runs out: at most one lease per replica, each
- * ≤ limit / headroomDivisor (0.1 % of the limit by default), and nothing for limits under 2 × headroomDivisor
- * (every request goes to Redis). A lease that found less left than it asked keeps what there was and gives
+ * answers the next n − 1 requests of that key from memory until the window ends. Once fewer than n / 2 are
+ * left it takes the next lease in the background, so requests do not all wait for that round trip. Every point
+ * answered from memory was counted in Redis first, so the replicas together never allow more than the limit.
+ * What they may leave unused is the tokens still leased when the window runs out: at most 1.5 leases per
+ * replica, each ≤ limit / headroomDivisor (0.15 % of the limit by default), and nothing for limits under
+ * 2 × headroomDivisor (every request goes to Redis). A lease that found less left than it asked keeps what there was and gives
  * the rest back (`reward`).
  *
  * When Redis does not answer (down, restarting, a command past `commandTimeout`):
@@ -108,8 +109,12 @@ export const createRedisRateLimiter = (opts: {
       windowSeconds,
     };
   };
-  /** Takes `n` points in one call; keeps n − 1 of them for later requests. */
-  const consume = async (key: string, n: number): Promise<RateVerdict> => {
+  /**
+   * Takes `n` points in one call; keeps n − 1 of them for later requests (all `n` for a refill, which answers
+   * no request itself).
+   */
+  const consume = async (key: string, n: number, forRequest = true): Promise<RateVerdict> => {
+    const own = forRequest ? 1 : 0;
     let res: RateLimiterRes;
     let granted = n;
     try {
@@ -120,42 +125,70 @@ export const createRedisRateLimiter = (opts: {
       // Past the limit: what was left before this call is ours, the rest goes back.
       granted = n === 1 ? 0 : Math.max(0, Math.min(n, limit - (res.consumedPoints - n)));
       if (n > 1) await limiter.reward(key, n - granted).catch(() => undefined);
-      if (granted === 0) return verdictOf(res, limit, windowSeconds, false);
+      if (granted === 0) {
+        // Nothing left to lease: no more refills of this window's lease.
+        const l = leases.get(key);
+        if (l !== undefined) l.remaining = 0;
+        return verdictOf(res, limit, windowSeconds, false);
+      }
     }
     const now = Date.now();
     const remaining = Math.max(0, limit - Math.min(limit, res.consumedPoints - (n - granted)));
     if (leases.size > 10_000) for (const [k, v] of leases) if (v.until <= now && !v.pending) leases.delete(k);
     const l = leases.get(key);
     const until = now + res.msBeforeNext;
-    if (l === undefined) leases.set(key, { tokens: granted - 1, remaining, until });
+    if (l === undefined) leases.set(key, { tokens: granted - own, remaining, until });
     else {
       // A newer window's count replaces the old one's; tokens of the same window add up.
       if (until > l.until + 1000 || now >= l.until) l.tokens = 0;
-      l.tokens = Math.max(0, l.tokens) + granted - 1;
+      l.tokens = Math.max(0, l.tokens) + granted - own;
       l.remaining = remaining;
       l.until = until;
     }
     return {
       allowed: true,
       limit,
-      remaining: remaining + granted - 1,
+      remaining: remaining + granted - own,
       resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
       windowSeconds,
     };
+  };
+  /**
+   * The next lease, taken in the background once less than half of what a lease would be is left, so that
+   * requests keep being answered from memory during the round trip instead of all waiting for it.
+   */
+  const refill = (key: string, l: Lease, now: number): void => {
+    if (l.pending !== undefined || now >= l.until) return;
+    const n = Math.min(maxLease, Math.floor(l.remaining / divisor));
+    if (n < 2 || l.tokens * 2 >= n) return;
+    const pending = consume(key, n, false).then(
+      () => undefined,
+      () => undefined,
+    );
+    l.pending = pending;
+    void pending.then(() => {
+      if (l.pending === pending) l.pending = undefined;
+    });
+  };
+  /** A request answered from the lease, if it has a token left (and the next lease asked for when due). */
+  const leased = (key: string, l: Lease, now: number): RateVerdict | undefined => {
+    const v = fromLease(l, now);
+    if (v !== undefined) refill(key, l, now);
+    return v;
   };
   return {
     kind: 'redis',
     policy: `${limit};w=${windowSeconds}`,
     takeNow: (key) => {
       const l = leases.get(key);
-      return l === undefined ? undefined : fromLease(l, Date.now());
+      return l === undefined ? undefined : leased(key, l, Date.now());
     },
     take: async (key) => {
       for (;;) {
         const now = Date.now();
         const l = leases.get(key);
         if (l !== undefined) {
-          const v = fromLease(l, now);
+          const v = leased(key, l, now);
           if (v) return v;
           if (l.pending) {
             await l.pending;

@@ -117,6 +117,34 @@ describe.skipIf(REDIS_URL === undefined)('Redis rate limiter', () => {
     60_000,
   );
 
+  it('the next lease is asked for before this one runs out, while requests are answered from memory', async () => {
+    const keyPrefix = `${prefix}refill:`;
+    const c = counted(await open(REDIS_URL ?? ''));
+    const a = createRedisRateLimiter({
+      redis: c.r,
+      keyPrefix,
+      limit: 1_000_000,
+      windowSeconds: 60,
+      onStoreError: 'deny',
+    });
+    await a.take('k'); // the first request of a key asks Redis alone; the second takes a lease of 100
+    await a.take('k');
+    const before = c.calls();
+    // 60 of the lease's 99 tokens, decided in memory: past half of it, the next lease is on its way.
+    for (let i = 0; i < 60; i++) expect(a.takeNow('k')?.allowed).toBe(true);
+    await new Promise((r) => setImmediate(r));
+    expect(c.calls()).toBeGreaterThan(before);
+    // Requests still answered from what is left while it comes.
+    expect(a.takeNow('k')?.allowed).toBe(true);
+    // Once it has come: every request counted in Redis first, no more than 1.5 leases ahead of them.
+    const key = `${keyPrefix}rl:k`;
+    for (let i = 0; i < 500 && Number(await c.r.get(key)) < 201; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(Number(await c.r.get(key))).toBe(1 + 100 + 100);
+    // 99 + 100 leased, 62 used: 137 left in memory, besides what Redis has left.
+    expect(a.takeNow('k')?.remaining).toBe(1_000_000 - 201 + 137);
+  });
+
   it('a lease that finds less left than it asks keeps what there was and gives the rest back', async () => {
     const keyPrefix = `${prefix}partial:`;
     const r = await open(REDIS_URL ?? '');
