@@ -8,8 +8,12 @@
  * as many processes.
  *
  *   SQLGATE_TEST_POSTGRES_URL=… SQLGATE_TEST_REDIS_URL=… node_modules/.bin/node bench/scale-out/run.ts [seconds=10]
+ *     [--query-only] [--ports=56570]
  *
- * Ports 56570–56579 (this work's range).
+ * `--query-only`: only bare Fastify, POST /query and its DuckDB baselines (a shorter run). Ports: four from
+ * `--ports` (default 56570–56573). `--before=<dir>`: also POST /query on the gateway of another checkout of
+ * this repository (its node_modules installed or linked), on the same store, data and key: before/after in one
+ * run.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -39,14 +43,18 @@ type Options = {
 };
 const autocannon = createRequire(import.meta.url)('autocannon') as (o: Options) => Promise<Result>;
 
-const seconds = Number(process.argv[2] ?? 10);
+const args = process.argv.slice(2);
+const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);
+const queryOnly = args.includes('--query-only');
+const portBase = Number(args.find((a) => a.startsWith('--ports='))?.slice('--ports='.length) ?? 56_570);
 const PG = process.env.SQLGATE_TEST_POSTGRES_URL;
 const REDIS = process.env.SQLGATE_TEST_REDIS_URL;
 if (PG === undefined || REDIS === undefined) {
   process.stderr.write('set SQLGATE_TEST_POSTGRES_URL and SQLGATE_TEST_REDIS_URL\n');
   process.exit(2);
 }
-const PORT = { bare1: 56_570, bare2: 56_571, gw1: 56_572, gw2: 56_573 };
+const before = args.find((a) => a.startsWith('--before='))?.slice('--before='.length);
+const PORT = { bare1: portBase, bare2: portBase + 1, gw1: portBase + 2, gw2: portBase + 3 };
 const AGGREGATE =
   'SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, ' +
   'avg(l_discount) AS avg_disc, count(*) AS count_order FROM lineitem ' +
@@ -63,10 +71,36 @@ const startBare = (port: number, workers: number, bodyFile?: string): Promise<Ch
     p.once('exit', (code) => reject(new Error(`bare server exited ${String(code)}`)));
   });
 
+/** `sqlgate serve` of the checkout in `dir`, with `env` only (no other SQLGATE_ setting): its URL once listening. */
+const startGatewayAt = (
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ url: string; proc: ChildProcess; exited: Promise<void> }> =>
+  new Promise((resolve, reject) => {
+    const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('SQLGATE_'));
+    const proc = spawn(NODE, [join(dir, 'bin/sqlgate.js'), 'serve'], {
+      env: { ...Object.fromEntries(inherited), ...env },
+      cwd: dir,
+    });
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    let out = '';
+    const onData = (c: Buffer): void => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve({ url: m[1], proc, exited });
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`gateway in ${dir} exited ${String(code)}:\n${out}`)));
+  });
+
 const run = async (o: Omit<Options, 'connections' | 'duration'>): Promise<Result> => {
   await autocannon({ ...o, connections: 50, duration: 2 }); // warm-up: JIT, caches, pools
   return autocannon({ ...o, connections: 50, duration: seconds });
 };
+
+const DUCK = 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)';
+const DUCK_PREPARED = 'DuckDB alone, SELECT 1 kept prepared per connection (4 connections, 50 callers)';
 
 type Row = { target: string; workers: number; r: Result };
 const rows: Row[] = [];
@@ -113,21 +147,25 @@ const main = async (): Promise<void> => {
       // Every worker up (the banner comes from the first): wait for a few answers on fresh connections.
       await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
       const base = gw.url;
-      rows.push({
-        target: 'GET /warehouses',
-        workers,
-        r: await run({ url: `${base}/warehouses`, headers: auth }),
-      });
-      rows.push({
-        target: 'GET /cost SELECT 1',
-        workers,
-        r: await run({ url: `${base}/cost?query=${encodeURIComponent('SELECT 1')}`, headers: auth }),
-      });
-      rows.push({
-        target: 'GET /cost TPC-H aggregate (repeated)',
-        workers,
-        r: await run({ url: `${base}/cost?query=${encodeURIComponent(AGGREGATE)}`, headers: auth }),
-      });
+      // The listing GET /warehouses answers (≈ 10 KB), for a bare Fastify route answering the same bytes.
+      const listing = await fetch(`${base}/warehouses`, { headers: auth }).then((r) => r.arrayBuffer());
+      if (!queryOnly) {
+        rows.push({
+          target: 'GET /warehouses',
+          workers,
+          r: await run({ url: `${base}/warehouses`, headers: auth }),
+        });
+        rows.push({
+          target: 'GET /cost SELECT 1',
+          workers,
+          r: await run({ url: `${base}/cost?query=${encodeURIComponent('SELECT 1')}`, headers: auth }),
+        });
+        rows.push({
+          target: 'GET /cost TPC-H aggregate (repeated)',
+          workers,
+          r: await run({ url: `${base}/cost?query=${encodeURIComponent(AGGREGATE)}`, headers: auth }),
+        });
+      }
       rows.push({
         target: 'POST /query SELECT 1 (local)',
         workers,
@@ -138,64 +176,86 @@ const main = async (): Promise<void> => {
           body: JSON.stringify({ query: 'SELECT 1' }),
         }),
       });
-      // The listing GET /warehouses answers (≈ 10 KB), for a bare Fastify route answering the same bytes.
-      const listing = await fetch(`${base}/warehouses`, { headers: auth }).then((r) => r.arrayBuffer());
       gw.proc.kill('SIGTERM');
       await gw.exited;
-      const bodyFile = join(dataDir, 'listing.json');
-      writeFileSync(bodyFile, Buffer.from(listing));
-      const bareBody = await startBare(workers === 1 ? PORT.bare1 : PORT.bare2, workers, bodyFile);
-      children.push(bareBody);
-      rows.push({
-        target: `bare Fastify, the same ${listing.byteLength}-byte body as GET /warehouses`,
-        workers,
-        r: await run({ url: `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/body` }),
-      });
-      bareBody.kill('SIGTERM');
-      await new Promise((r) => bareBody.once('exit', r));
-      // The same gateway with the rate limit in process memory: what the Redis round trip per request costs.
-      const { SQLGATE_REDIS_URL: _redis, ...noRedis } = env(workers === 1 ? PORT.gw1 : PORT.gw2, workers);
-      const mem = await startGatewayProcess(noRedis);
-      children.push(mem.proc);
-      await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
-      rows.push({
-        target: 'GET /warehouses, rate limit in memory (no Redis)',
-        workers,
-        r: await run({ url: `${mem.url}/warehouses`, headers: auth }),
-      });
-      mem.proc.kill('SIGTERM');
-      await mem.exited;
-      // POST /query's baseline: SELECT 1 through the DuckDB node API alone, as the local warehouse runs it.
-      const duck = await new Promise<{ rps: number; p50: number; p99: number }>((resolve, reject) => {
-        const p = spawn(
-          NODE,
-          [
-            `${ROOT}bench/scale-out/duckdb.ts`,
-            join(dataDir, 'demo.duckdb'),
-            String(seconds),
-            String(workers),
-          ],
-          { cwd: ROOT },
-        );
-        let out = '';
-        p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        p.once('exit', (code) =>
-          code === 0
-            ? resolve(JSON.parse(out) as never)
-            : reject(new Error(`duckdb.ts exited ${String(code)}`)),
-        );
-      });
-      rows.push({
-        target: 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)',
-        workers,
-        r: {
-          requests: { average: duck.rps },
-          latency: { p50: duck.p50, p99: duck.p99 },
-          non2xx: 0,
-          errors: 0,
-          timeouts: 0,
-        },
-      });
+      if (before !== undefined) {
+        // The same route on the other checkout's gateway, on the same port, store, data and key.
+        const old = await startGatewayAt(before, env(workers === 1 ? PORT.gw1 : PORT.gw2, workers));
+        children.push(old.proc);
+        await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
+        rows.push({
+          target: `POST /query SELECT 1 (local), before: ${before}`,
+          workers,
+          r: await run({
+            url: `${old.url}/query`,
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: 'SELECT 1' }),
+          }),
+        });
+        old.proc.kill('SIGTERM');
+        await old.exited;
+      }
+      if (!queryOnly) {
+        const bodyFile = join(dataDir, 'listing.json');
+        writeFileSync(bodyFile, Buffer.from(listing));
+        const bareBody = await startBare(workers === 1 ? PORT.bare1 : PORT.bare2, workers, bodyFile);
+        children.push(bareBody);
+        rows.push({
+          target: `bare Fastify, the same ${listing.byteLength}-byte body as GET /warehouses`,
+          workers,
+          r: await run({ url: `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/body` }),
+        });
+        bareBody.kill('SIGTERM');
+        await new Promise((r) => bareBody.once('exit', r));
+        // The same gateway with the rate limit in process memory: what the Redis round trip per request costs.
+        const { SQLGATE_REDIS_URL: _redis, ...noRedis } = env(workers === 1 ? PORT.gw1 : PORT.gw2, workers);
+        const mem = await startGatewayProcess(noRedis);
+        children.push(mem.proc);
+        await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
+        rows.push({
+          target: 'GET /warehouses, rate limit in memory (no Redis)',
+          workers,
+          r: await run({ url: `${mem.url}/warehouses`, headers: auth }),
+        });
+        mem.proc.kill('SIGTERM');
+        await mem.exited;
+      }
+      // POST /query's baselines: SELECT 1 through the DuckDB node API alone: as text each time (split, prepare,
+      // stream), and kept prepared per connection, as the local warehouse runs a repeated statement since run 7.
+      for (const mode of ['stream', 'prepared'] as const) {
+        const duck = await new Promise<{ rps: number; p50: number; p99: number }>((resolve, reject) => {
+          const p = spawn(
+            NODE,
+            [
+              `${ROOT}bench/scale-out/duckdb.ts`,
+              join(dataDir, 'demo.duckdb'),
+              String(seconds),
+              String(workers),
+              mode,
+            ],
+            { cwd: ROOT },
+          );
+          let out = '';
+          p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+          p.once('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as never)
+              : reject(new Error(`duckdb.ts exited ${String(code)}`)),
+          );
+        });
+        rows.push({
+          target: `${mode === 'stream' ? DUCK : DUCK_PREPARED}`,
+          workers,
+          r: {
+            requests: { average: duck.rps },
+            latency: { p50: duck.p50, p99: duck.p99 },
+            non2xx: 0,
+            errors: 0,
+            timeouts: 0,
+          },
+        });
+      }
     }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -217,13 +277,17 @@ const main = async (): Promise<void> => {
       .map((l) => l.toFixed(2))
       .join(', ')}; ${seconds} s per route, 50 connections\n`,
   );
-  const duck = (w: number) =>
-    rows.find((x) => x.target.startsWith('DuckDB alone') && x.workers === w)!.r.requests.average;
-  out('| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | of DuckDB alone |');
+  const duck = (w: number, target: string) =>
+    rows.find((x) => x.target === target && x.workers === w)!.r.requests.average;
+  const ofDuck = (rps: number, w: number): string =>
+    `${((100 * rps) / duck(w, DUCK)).toFixed(1)} % / ${((100 * rps) / duck(w, DUCK_PREPARED)).toFixed(1)} %`;
+  out(
+    '| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | of DuckDB alone (text / kept prepared) |',
+  );
   out('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const { target, workers, r } of rows)
     out(
-      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${target.startsWith('POST /query') ? `${((100 * r.requests.average) / duck(workers)).toFixed(1)} %` : ''} |`,
+      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${target.startsWith('POST /query') ? ofDuck(r.requests.average, workers) : ''} |`,
     );
 };
 
