@@ -288,7 +288,11 @@ export const createQueryRecorder = (
       await Promise.all(batch.map(writeAlone));
       return;
     }
-    batch.forEach((w, i) => w.resolve(written[i]!));
+    batch.forEach((w, i) => {
+      const one = written[i];
+      if (one) w.resolve(one);
+      else w.reject(new Error('The store answered the batch of query records without this record.'));
+    });
   };
 
   const flush = (): void => {
