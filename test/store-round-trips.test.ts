@@ -63,7 +63,8 @@ describe.each(stores)('POST /query on the %s store', (store, env) => {
 
   beforeAll(async () => {
     if (store === 'postgres') await admin(`CREATE SCHEMA ${schema}`);
-    gw = await startTestGateway(env);
+    // Concurrent queries of one account all run (the group-commit test below): no 429 at the default of 4.
+    gw = await startTestGateway({ ...env, SQLGATE_MAX_CONCURRENT_PER_ACCOUNT: '100' });
     ({ db: counted, calls } = countingDb(gw.services.db));
     const keys = createApiKeyService(counted);
     const webhooks = createWebhookService({ db: counted, allowPrivateNetworks: true });
@@ -136,6 +137,31 @@ describe.each(stores)('POST /query on the %s store', (store, env) => {
       expect(await fanOutEvents(gw.services.db, 100)).toBe(2);
       expect(await fanOutEvents(gw.services.db, 100)).toBe(0);
       expect(await counts()).toEqual({ logs: 2, events: 2, pending: 0, deliveries: 6 });
+    });
+
+    it('N concurrent queries: N records and N outbox events, in fewer statements than queries (group commit)', async () => {
+      const { key, record } = await gw.services.keys.create({ accountEmail: 'trips-batch@example.com' });
+      await gw.services.webhooks.createEndpoint(record.accountId, { url: 'http://127.0.0.1:9/batch' });
+      expect((await postQuery(key, 'SELECT 1')).statusCode).toBe(200); // the key's first use
+      calls.length = 0;
+      const n = 40;
+      const answers = await Promise.all(Array.from({ length: n }, () => postQuery(key, 'SELECT 1 AS one')));
+      expect(answers.map((a) => a.statusCode)).toEqual(Array.from({ length: n }, () => 200));
+      const records = calls.filter((c) => /^WITH (log|x) AS/.test(c)).length;
+      expect(records).toBeLessThan(n);
+      const { rows } = await gw.services.db.query<{ logs: number; events: number; traces: number }>(
+        `SELECT count(*)::int AS logs, count(e.id)::int AS events, count(DISTINCT q.trace_id)::int AS traces
+         FROM query_log q LEFT JOIN webhook_events e ON e.query_log_id = q.id WHERE q.account_id = $1`,
+        [record.accountId],
+      );
+      expect(rows[0]).toEqual({ logs: n + 1, events: n + 1, traces: n + 1 });
+      // Each answer's trace id has its own record.
+      const traces = answers.map((a) => a.json<{ trace_id: string }>().trace_id);
+      const { rows: found } = await gw.services.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM query_log WHERE trace_id = ANY($1::text[])',
+        [traces],
+      );
+      expect(found[0]?.n).toBe(n);
     });
 
     it('still checks the key on every request: a revoked key fails at once', async () => {

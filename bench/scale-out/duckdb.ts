@@ -2,15 +2,17 @@
  * The baseline of POST /query in local mode: `SELECT 1` through the DuckDB node API alone, the way the local
  * warehouse runs it (the same demo file, read-only, 2 threads, a pool of 4 connections, each statement streamed
  * and its chunks read), by 50 concurrent callers for `seconds`, in `workers` processes. Prints one JSON line:
- * statements/s (all processes), p50 and p99 in ms (the first process's).
+ * statements/s (all processes), p50 and p99 in ms (the first process's). With `prepared`, the statement is
+ * prepared once per connection and streamed from there (as the local warehouse runs a repeated statement since
+ * run 7); by default each call is `connection.stream(text)` (split, prepare, stream).
  *
- *   node_modules/.bin/node bench/scale-out/duckdb.ts <demo.duckdb> <seconds> [workers=1]
+ *   node_modules/.bin/node bench/scale-out/duckdb.ts <demo.duckdb> <seconds> [workers=1] [stream|prepared]
  */
 import cluster from 'node:cluster';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 
-const [file = '', secondsArg = '10', workersArg = '1'] = process.argv.slice(2);
+const [file = '', secondsArg = '10', workersArg = '1', mode = 'stream'] = process.argv.slice(2);
 const seconds = Number(secondsArg);
 const workers = Number(workersArg);
 
@@ -26,10 +28,14 @@ const measure = async (): Promise<{ n: number; p50: number; p99: number }> => {
     if (w) w(c);
     else idle.push(c);
   };
+  const prepared = new Map<DuckDBConnection, DuckDBPreparedStatement>();
   const once = async (): Promise<void> => {
     const c = await acquire();
     try {
-      const result = await c.stream('SELECT 1');
+      let statement = prepared.get(c);
+      if (mode === 'prepared' && statement === undefined)
+        prepared.set(c, (statement = await c.prepare('SELECT 1')));
+      const result = statement ? await statement.stream() : await c.stream('SELECT 1');
       for (
         let ch = await result.fetchChunk();
         ch !== null && ch.rowCount > 0;

@@ -8,15 +8,14 @@
  * as many processes.
  *
  *   SQLGATE_TEST_POSTGRES_URL=… SQLGATE_TEST_REDIS_URL=… node_modules/.bin/node bench/scale-out/run.ts [seconds=10]
- *     [--workers=1,2] [--routes=warehouses,cost1,costagg,query,body,memory,duckdb] [--baseline=<checkout>]
- *     [--ports=56570]
+ *     [--query-only] [--ports=56570] [--before=<dir>] [--workers=1,2] [--routes=<list>] [--baseline=<dir>]
  *
- * Without options every route runs with 1 and then 2 workers. `--routes` runs only the routes named (bare
- * Fastify always runs); `--baseline` also runs the gateway routes of another checkout of sqlgate (a directory
- * with bin/sqlgate.js and node_modules, e.g. `git archive main` unpacked), in the same run, rows marked
- * "(baseline)": before/after figures that shared the machine's state.
- *
- * Ports 56570–56573 unless `--ports` gives another first one.
+ * `--query-only`: only bare Fastify, POST /query and its DuckDB baselines (a shorter run). Ports: four from
+ * `--ports` (default 56570–56573). `--before=<dir>`: also POST /query on the gateway of another checkout of
+ * this repository (its node_modules installed or linked), on the same store, data and key: before/after in one
+ * run. `--workers=1`: only that many processes. `--routes=warehouses,cost1,costagg,query,body,memory`: only
+ * those (default all; bare Fastify and the DuckDB baselines always run). `--baseline=<dir>`: also the GET routes
+ * selected on another checkout's gateway (rows marked "(baseline)"), the same way `--before` does POST /query.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -27,7 +26,6 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { NODE, ROOT, runCli, startGatewayProcess } from '../../test/helpers/process.ts';
-import type { GatewayProcess } from '../../test/helpers/process.ts';
 import { adminQuery } from '../../test/support/pg-schema.ts';
 
 type Result = {
@@ -48,49 +46,29 @@ type Options = {
 const autocannon = createRequire(import.meta.url)('autocannon') as (o: Options) => Promise<Result>;
 
 const args = process.argv.slice(2);
-const option = (name: string): string | undefined =>
-  args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);
-const WORKERS = (option('workers') ?? '1,2').split(',').map(Number);
-const ROUTES = new Set((option('routes') ?? 'warehouses,cost1,costagg,query,body,memory,duckdb').split(','));
-const BASELINE = option('baseline');
-const wants = (route: string): boolean => ROUTES.has(route);
+const queryOnly = args.includes('--query-only');
+const portBase = Number(args.find((a) => a.startsWith('--ports='))?.slice('--ports='.length) ?? 56_570);
 const PG = process.env.SQLGATE_TEST_POSTGRES_URL;
 const REDIS = process.env.SQLGATE_TEST_REDIS_URL;
 if (PG === undefined || REDIS === undefined) {
   process.stderr.write('set SQLGATE_TEST_POSTGRES_URL and SQLGATE_TEST_REDIS_URL\n');
   process.exit(2);
 }
-const PORT0 = Number(option('ports') ?? 56_570);
-const PORT = { bare1: PORT0, bare2: PORT0 + 1, gw1: PORT0 + 2, gw2: PORT0 + 3 };
+const before = args.find((a) => a.startsWith('--before='))?.slice('--before='.length);
+const option = (name: string): string | undefined =>
+  args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const WORKERS = (option('workers') ?? '1,2').split(',').map(Number);
+const ROUTES = new Set(
+  (option('routes') ?? (queryOnly ? 'query' : 'warehouses,cost1,costagg,query,body,memory')).split(','),
+);
+const wants = (route: string): boolean => ROUTES.has(route);
+const baseline = option('baseline');
+const PORT = { bare1: portBase, bare2: portBase + 1, gw1: portBase + 2, gw2: portBase + 3 };
 const AGGREGATE =
   'SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, ' +
   'avg(l_discount) AS avg_disc, count(*) AS count_order FROM lineitem ' +
   "WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus";
-
-/** `sqlgate serve` of the checkout at `root` (this one, or `--baseline`'s). */
-const startGatewayAt = (root: string, env: Record<string, string>): Promise<GatewayProcess> => {
-  if (root === ROOT) return startGatewayProcess(env);
-  return new Promise((resolve, reject) => {
-    const proc = spawn(NODE, [join(root, 'bin/sqlgate.js'), 'serve'], {
-      cwd: root,
-      env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SQLGATE_'))),
-        ...env,
-      },
-    });
-    let out = '';
-    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-    const onData = (c: Buffer): void => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve({ url: m[1], proc, output: () => out, exited });
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`baseline gateway exited ${String(code)}:\n${out}`)));
-  });
-};
 
 const startBare = (port: number, workers: number, bodyFile?: string): Promise<ChildProcess> =>
   new Promise((resolve, reject) => {
@@ -103,10 +81,36 @@ const startBare = (port: number, workers: number, bodyFile?: string): Promise<Ch
     p.once('exit', (code) => reject(new Error(`bare server exited ${String(code)}`)));
   });
 
+/** `sqlgate serve` of the checkout in `dir`, with `env` only (no other SQLGATE_ setting): its URL once listening. */
+const startGatewayAt = (
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ url: string; proc: ChildProcess; exited: Promise<void> }> =>
+  new Promise((resolve, reject) => {
+    const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('SQLGATE_'));
+    const proc = spawn(NODE, [join(dir, 'bin/sqlgate.js'), 'serve'], {
+      env: { ...Object.fromEntries(inherited), ...env },
+      cwd: dir,
+    });
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    let out = '';
+    const onData = (c: Buffer): void => {
+      out += c.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve({ url: m[1], proc, exited });
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`gateway in ${dir} exited ${String(code)}:\n${out}`)));
+  });
+
 const run = async (o: Omit<Options, 'connections' | 'duration'>): Promise<Result> => {
   await autocannon({ ...o, connections: 50, duration: 2 }); // warm-up: JIT, caches, pools
   return autocannon({ ...o, connections: 50, duration: seconds });
 };
+
+const DUCK = 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)';
+const DUCK_PREPARED = 'DuckDB alone, SELECT 1 kept prepared per connection (4 connections, 50 callers)';
 
 type Row = { target: string; workers: number; r: Result };
 const rows: Row[] = [];
@@ -148,16 +152,8 @@ const main = async (): Promise<void> => {
         r: await run({ url: `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/` }),
       });
       bare.kill('SIGTERM');
-      await new Promise((r) => bare.once('exit', r));
-      let listing: ArrayBuffer | undefined;
-      // The baseline checkout first (when given), then this one: the same routes, one after the other.
-      for (const root of BASELINE === undefined ? [ROOT] : [BASELINE, ROOT]) {
-        const mark = root === ROOT ? '' : ' (baseline)';
-        const gw = await startGatewayAt(root, env(workers === 1 ? PORT.gw1 : PORT.gw2, workers));
-        children.push(gw.proc);
-        // Every worker up (the banner comes from the first): wait for a few answers on fresh connections.
-        await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
-        const base = gw.url;
+      // The GET routes selected, on the other checkout's gateway first (`--baseline`), then on this one.
+      const getRoutes = async (base: string, mark: string): Promise<void> => {
         if (wants('warehouses'))
           rows.push({
             target: `GET /warehouses${mark}`,
@@ -176,24 +172,55 @@ const main = async (): Promise<void> => {
             workers,
             r: await run({ url: `${base}/cost?query=${encodeURIComponent(AGGREGATE)}`, headers: auth }),
           });
-        if (wants('query'))
-          rows.push({
-            target: `POST /query SELECT 1 (local)${mark}`,
-            workers,
-            r: await run({
-              url: `${base}/query`,
-              method: 'POST',
-              headers: { ...auth, 'content-type': 'application/json' },
-              body: JSON.stringify({ query: 'SELECT 1' }),
-            }),
-          });
-        // The listing GET /warehouses answers, for a bare Fastify route answering the same bytes.
-        if (root === ROOT)
-          listing = await fetch(`${base}/warehouses`, { headers: auth }).then((r) => r.arrayBuffer());
-        gw.proc.kill('SIGTERM');
-        await gw.exited;
+      };
+      if (baseline !== undefined) {
+        const old = await startGatewayAt(baseline, env(workers === 1 ? PORT.gw1 : PORT.gw2, workers));
+        children.push(old.proc);
+        await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
+        await getRoutes(old.url, ' (baseline)');
+        old.proc.kill('SIGTERM');
+        await old.exited;
       }
-      if (wants('body') && listing !== undefined) {
+      const gw = await startGatewayProcess(env(workers === 1 ? PORT.gw1 : PORT.gw2, workers));
+      children.push(gw.proc);
+      // Every worker up (the banner comes from the first): wait for a few answers on fresh connections.
+      await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
+      const base = gw.url;
+      // The listing GET /warehouses answers, for a bare Fastify route answering the same bytes.
+      const listing = await fetch(`${base}/warehouses`, { headers: auth }).then((r) => r.arrayBuffer());
+      await getRoutes(base, '');
+      if (wants('query'))
+        rows.push({
+          target: 'POST /query SELECT 1 (local)',
+          workers,
+          r: await run({
+            url: `${base}/query`,
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: 'SELECT 1' }),
+          }),
+        });
+      gw.proc.kill('SIGTERM');
+      await gw.exited;
+      if (before !== undefined && wants('query')) {
+        // The same route on the other checkout's gateway, on the same port, store, data and key.
+        const old = await startGatewayAt(before, env(workers === 1 ? PORT.gw1 : PORT.gw2, workers));
+        children.push(old.proc);
+        await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
+        rows.push({
+          target: `POST /query SELECT 1 (local), before: ${before}`,
+          workers,
+          r: await run({
+            url: `${old.url}/query`,
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ query: 'SELECT 1' }),
+          }),
+        });
+        old.proc.kill('SIGTERM');
+        await old.exited;
+      }
+      if (wants('body')) {
         const bodyFile = join(dataDir, 'listing.json');
         writeFileSync(bodyFile, Buffer.from(listing));
         const bareBody = await startBare(workers === 1 ? PORT.bare1 : PORT.bare2, workers, bodyFile);
@@ -206,8 +233,8 @@ const main = async (): Promise<void> => {
         bareBody.kill('SIGTERM');
         await new Promise((r) => bareBody.once('exit', r));
       }
-      // The same gateway with the rate limit in process memory: what the Redis round trip per request costs.
       if (wants('memory')) {
+        // The same gateway with the rate limit in process memory: what the Redis round trip per request costs.
         const { SQLGATE_REDIS_URL: _redis, ...noRedis } = env(workers === 1 ? PORT.gw1 : PORT.gw2, workers);
         const mem = await startGatewayProcess(noRedis);
         children.push(mem.proc);
@@ -220,38 +247,41 @@ const main = async (): Promise<void> => {
         mem.proc.kill('SIGTERM');
         await mem.exited;
       }
-      // POST /query's baseline: SELECT 1 through the DuckDB node API alone, as the local warehouse runs it.
-      if (!wants('duckdb')) continue;
-      const duck = await new Promise<{ rps: number; p50: number; p99: number }>((resolve, reject) => {
-        const p = spawn(
-          NODE,
-          [
-            `${ROOT}bench/scale-out/duckdb.ts`,
-            join(dataDir, 'demo.duckdb'),
-            String(seconds),
-            String(workers),
-          ],
-          { cwd: ROOT },
-        );
-        let out = '';
-        p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-        p.once('exit', (code) =>
-          code === 0
-            ? resolve(JSON.parse(out) as never)
-            : reject(new Error(`duckdb.ts exited ${String(code)}`)),
-        );
-      });
-      rows.push({
-        target: 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)',
-        workers,
-        r: {
-          requests: { average: duck.rps },
-          latency: { p50: duck.p50, p99: duck.p99 },
-          non2xx: 0,
-          errors: 0,
-          timeouts: 0,
-        },
-      });
+      // POST /query's baselines: SELECT 1 through the DuckDB node API alone: as text each time (split, prepare,
+      // stream), and kept prepared per connection, as the local warehouse runs a repeated statement since run 7.
+      for (const mode of ['stream', 'prepared'] as const) {
+        const duck = await new Promise<{ rps: number; p50: number; p99: number }>((resolve, reject) => {
+          const p = spawn(
+            NODE,
+            [
+              `${ROOT}bench/scale-out/duckdb.ts`,
+              join(dataDir, 'demo.duckdb'),
+              String(seconds),
+              String(workers),
+              mode,
+            ],
+            { cwd: ROOT },
+          );
+          let out = '';
+          p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+          p.once('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as never)
+              : reject(new Error(`duckdb.ts exited ${String(code)}`)),
+          );
+        });
+        rows.push({
+          target: `${mode === 'stream' ? DUCK : DUCK_PREPARED}`,
+          workers,
+          r: {
+            requests: { average: duck.rps },
+            latency: { p50: duck.p50, p99: duck.p99 },
+            non2xx: 0,
+            errors: 0,
+            timeouts: 0,
+          },
+        });
+      }
     }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -273,17 +303,17 @@ const main = async (): Promise<void> => {
       .map((l) => l.toFixed(2))
       .join(', ')}; ${seconds} s per route, 50 connections\n`,
   );
-  const duck = (w: number) =>
-    rows.find((x) => x.target.startsWith('DuckDB alone') && x.workers === w)?.r.requests.average;
-  const ofDuck = (target: string, rps: number, w: number): string => {
-    const d = duck(w);
-    return target.startsWith('POST /query') && d !== undefined ? `${((100 * rps) / d).toFixed(1)} %` : '';
-  };
-  out('| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | of DuckDB alone |');
+  const duck = (w: number, target: string) =>
+    rows.find((x) => x.target === target && x.workers === w)!.r.requests.average;
+  const ofDuck = (rps: number, w: number): string =>
+    `${((100 * rps) / duck(w, DUCK)).toFixed(1)} % / ${((100 * rps) / duck(w, DUCK_PREPARED)).toFixed(1)} %`;
+  out(
+    '| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | of DuckDB alone (text / kept prepared) |',
+  );
   out('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const { target, workers, r } of rows)
     out(
-      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${ofDuck(target, r.requests.average, workers)} |`,
+      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${target.startsWith('POST /query') ? ofDuck(r.requests.average, workers) : ''} |`,
     );
 };
 

@@ -1,6 +1,5 @@
-import { budgetWebhook } from './openapi-budget.ts';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { WAREHOUSE_NAMES } from '../warehouses/index.ts';
+import { webhooks } from './openapi-webhooks.ts';
 import { PROBLEM_BASE } from './problem.ts';
 
 /**
@@ -39,63 +38,5 @@ export const openApiDocument = (publicUrl?: string): Partial<OpenAPIV3_1.Documen
     { name: 'webhooks', description: 'Webhook endpoints and deliveries (event: /query/completed)' },
     { name: 'guardrails', description: 'Cost limits, budgets and usage' },
   ],
-  webhooks: {
-    '/query/completed': {
-      post: {
-        summary: 'query.completed: a POST /query completed',
-        description:
-          'Sent to every enabled endpoint of the account after each completed POST /query; signed per Standard Webhooks ' +
-          '(webhook-id, webhook-timestamp, webhook-signature: v1,<base64 HMAC-SHA256>), retried with backoff for about 3 days.',
-        operationId: 'queryCompleted',
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['type', 'timestamp', 'data'],
-                properties: {
-                  type: { const: 'query.completed' },
-                  timestamp: { type: 'string', format: 'date-time' },
-                  data: {
-                    type: 'object',
-                    required: [
-                      'trace_id',
-                      'warehouse',
-                      'rewritten_query',
-                      'duration_ms',
-                      'rows',
-                      'rules_applied',
-                      'original_cost',
-                      'optimized_cost',
-                      'savings',
-                      'currency',
-                    ],
-                    properties: {
-                      trace_id: { type: 'string' },
-                      warehouse: { type: 'string', enum: [...WAREHOUSE_NAMES] },
-                      rewritten_query: { type: 'string' },
-                      duration_ms: { type: 'number' },
-                      rows: { type: 'integer' },
-                      rules_applied: { type: 'array', items: { type: 'string' } },
-                      original_cost: { type: 'number' },
-                      optimized_cost: { type: 'number' },
-                      savings: { type: 'number' },
-                      currency: { const: 'USD' },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-        responses: {
-          '2XX': { description: 'Delivered' },
-          '410': { description: 'Gone: the endpoint is disabled' },
-          default: { description: 'Retried with exponential backoff; Retry-After honoured' },
-        },
-      },
-    },
-    ...budgetWebhook,
-  },
+  webhooks,
 });

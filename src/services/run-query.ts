@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, isGatewayError } from '../core/errors.ts';
 import type { Db } from '../store/db.ts';
-import { recordQuery } from '../store/query-log.ts';
+import { createQueryRecorder } from '../store/query-log.ts';
 import type { LoggedEvent, QueryLogEntry, SpendAddition } from '../store/query-log.ts';
 import { isWarehouseName, WAREHOUSE_NAMES } from '../warehouses/index.ts';
 import type { WarehouseName } from '../warehouses/index.ts';
@@ -146,11 +146,16 @@ export const createQueryService = (deps: {
     if (billed !== undefined && billed > limit) throw bytesLimitExceeded(limit, plan, 'estimate');
   };
 
-  /** One statement, one round trip to the store: the record and, for a result, its outbox event. */
+  /** Records written together when queries end together (group commit): one statement for the batch. */
+  const recorder = createQueryRecorder(deps.db);
+  /**
+   * The record and, for a result, its outbox event (and the spend of a query that reserved none), in one
+   * statement with those of the queries that end at the same time; settles once it has committed.
+   */
   const log = async (entry: QueryLogEntry, result?: QueryResult, spend?: SpendAddition): Promise<string> => {
     const { outbox } = deps;
     const event = result && outbox ? outbox.eventFor(entry, result) : null;
-    const { id, evented } = await recordQuery(deps.db, entry, event, spend);
+    const { id, evented } = await recorder.record({ entry, event, spend });
     if (evented) outbox?.queued();
     return id;
   };

@@ -1,5 +1,5 @@
 import type { Queryable } from './db.ts';
-import { addSpendSql, counterRecordset } from './spend-counters.ts';
+import { addSpendBatchSql, addSpendSql, counterRecordset } from './spend-counters.ts';
 import type { SpendCounter } from './spend-counters.ts';
 
 export type QueryLogEntry = {
@@ -110,6 +110,216 @@ export const recordQuery = async (
     values,
   );
   return { id: String(rows[0]?.id), evented: rows[0]?.evented === true };
+};
+
+/** One query's record, as `recordQuery` takes it. */
+export type QueryRecord = {
+  readonly entry: QueryLogEntry;
+  readonly event: LoggedEvent | null;
+  readonly spend?: SpendAddition | undefined;
+};
+
+/** The counters a batch adds to: each counter once, with the sum of what its queries add. */
+const spendRows = (records: readonly QueryRecord[]): string | null => {
+  const byCounter = new Map<
+    string,
+    {
+      scope: string;
+      period: string;
+      starts_at: string;
+      account_id: string;
+      cap: number | null;
+      usd: number;
+      savings: number;
+      queries: number;
+    }
+  >();
+  for (const { spend } of records) {
+    if (spend === undefined) continue;
+    for (const c of spend.counters) {
+      const startsAt = c.startsAt.toISOString();
+      const k = `${c.scope}\u0000${c.period}\u0000${startsAt}`;
+      const row = byCounter.get(k);
+      if (row === undefined)
+        byCounter.set(k, {
+          scope: c.scope,
+          period: c.period,
+          starts_at: startsAt,
+          account_id: c.accountId,
+          cap: c.capUsd,
+          usd: spend.usd,
+          savings: spend.savingsUsd,
+          queries: 1,
+        });
+      else {
+        row.cap = c.capUsd;
+        row.usd += spend.usd;
+        row.savings += spend.savingsUsd;
+        row.queries++;
+      }
+    }
+  }
+  return byCounter.size === 0 ? null : JSON.stringify([...byCounter.values()]);
+};
+
+/**
+ * `recordQuery` for several queries in ONE statement: every record, the events of those whose account has an
+ * enabled endpoint, and their spend summed per counter (each counter row locked and updated once, however
+ * many queries of the account the batch holds). Atomic as a whole: all of it is written, or nothing. Ids are
+ * drawn from the table's sequence first, so that each event names its own record. Returns, in the order of
+ * `records`, each record's id and whether its event was written.
+ */
+export const recordQueries = async (
+  db: Queryable,
+  records: readonly QueryRecord[],
+): Promise<Array<{ id: string; evented: boolean }>> => {
+  const input = JSON.stringify(
+    records.map(({ entry: e, event }, i) => ({
+      i,
+      account_id: e.accountId,
+      key_id: e.keyId,
+      trace_id: e.traceId,
+      warehouse: e.warehouse,
+      original_sql: e.originalSql,
+      rewritten_sql: e.rewrittenSql,
+      rules_applied: e.rulesApplied,
+      fallback: e.fallback,
+      original_cost: e.originalCost,
+      optimized_cost: e.optimizedCost,
+      savings: e.savings,
+      bytes_original: e.bytesOriginal,
+      bytes_optimized: e.bytesOptimized,
+      cost_method: e.costMethod,
+      duration_ms: e.durationMs,
+      rows: e.rows,
+      status: e.status,
+      error_code: e.errorCode,
+      error_detail: e.errorDetail?.slice(0, 4000) ?? null,
+      event_id: event?.id ?? null,
+      event_type: event?.type ?? null,
+      event_payload: event?.payload ?? null,
+    })),
+  );
+  const spend = spendRows(records);
+  const { rows } = await db.query<{ i: number; id: string | number; evented: boolean }>(
+    `WITH x AS MATERIALIZED (
+       SELECT r.*, nextval(pg_get_serial_sequence('query_log', 'id')) AS id
+       FROM json_to_recordset($1::json) AS r(i int, account_id text, key_id text, trace_id text, warehouse text,
+         original_sql text, rewritten_sql text, rules_applied jsonb, fallback boolean, original_cost float8,
+         optimized_cost float8, savings float8, bytes_original bigint, bytes_optimized bigint, cost_method text,
+         duration_ms float8, rows bigint, status text, error_code text, error_detail text, event_id text,
+         event_type text, event_payload text)
+       ORDER BY r.i),
+     log AS (INSERT INTO query_log (id, ${COLUMNS}, error_detail)
+       SELECT id, account_id, key_id, trace_id, warehouse, original_sql, rewritten_sql, rules_applied, fallback,
+         original_cost, optimized_cost, savings, bytes_original, bytes_optimized, cost_method, duration_ms, rows,
+         status, error_code, error_detail FROM x ORDER BY i
+       RETURNING id, account_id),
+     ev AS (
+       INSERT INTO webhook_events (id, account_id, type, payload, query_log_id, fanned_out)
+       SELECT x.event_id, log.account_id, x.event_type, x.event_payload, log.id, false FROM log JOIN x ON x.id = log.id
+       WHERE x.event_id IS NOT NULL
+         AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE account_id = log.account_id AND enabled)
+       RETURNING id)${spend === null ? '' : `,\n     sp AS (${addSpendBatchSql('$2')} RETURNING 1)`}
+     SELECT x.i, x.id, (x.event_id IS NOT NULL AND x.event_id IN (SELECT id FROM ev)) AS evented FROM x`,
+    spend === null ? [input] : [input, spend],
+  );
+  const out = new Array<{ id: string; evented: boolean }>(records.length);
+  for (const r of rows) out[Number(r.i)] = { id: String(r.id), evented: r.evented === true };
+  return out;
+};
+
+/**
+ * A statement the server refused (it has a SQLSTATE and a severity): it did not commit, so its records may be
+ * written again. A connection lost before the answer is not one: the statement may have committed.
+ */
+const refusedByServer = (e: unknown): boolean => {
+  if (typeof e !== 'object' || e === null) return false;
+  const { code, severity } = e as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
+};
+
+/** Writes query records through `record`, several per statement when they arrive together (group commit). */
+export type QueryRecorder = {
+  /** Settles once the record (with its event and spend) has committed: a caller may answer only then. */
+  record(r: QueryRecord): Promise<{ id: string; evented: boolean }>;
+};
+
+/**
+ * Group commit of query records. A record that finds the store idle is written at the next turn of the event
+ * loop, with whatever other records arrived in that turn; records that arrive while `maxInFlight` statements
+ * are on their way wait and go together in the next one (at most `maxBatch` per statement). Each caller's
+ * promise settles only when the statement holding its record has committed, so nothing is answered before
+ * it is durable. Under concurrent queries of one account this is what keeps the store from serialising them:
+ * each statement locks the account's spend counters until it commits, and one statement for fifty queries
+ * takes those locks once instead of fifty times in a row.
+ *
+ * A lone record is written by `recordQuery` (the statement it always had). When the server refuses a batch
+ * (nothing of it committed), each of its records is written again on its own, so that one bad record fails
+ * only its own query; any other failure (the connection lost: it may have committed) fails the whole batch.
+ */
+export const createQueryRecorder = (
+  db: Queryable,
+  opts: { readonly maxBatch?: number; readonly maxInFlight?: number } = {},
+): QueryRecorder => {
+  const maxBatch = opts.maxBatch ?? 256;
+  const maxInFlight = opts.maxInFlight ?? 2;
+  type Waiting = QueryRecord & {
+    resolve: (r: { id: string; evented: boolean }) => void;
+    reject: (e: unknown) => void;
+  };
+  let queue: Waiting[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+
+  const writeAlone = (w: Waiting): Promise<void> =>
+    recordQuery(db, w.entry, w.event, w.spend).then(w.resolve, w.reject);
+
+  const write = async (batch: Waiting[]): Promise<void> => {
+    if (batch.length === 1) return writeAlone(batch[0]!);
+    let written: Array<{ id: string; evented: boolean }>;
+    try {
+      written = await recordQueries(db, batch);
+    } catch (e) {
+      if (!refusedByServer(e)) {
+        for (const w of batch) w.reject(e);
+        return;
+      }
+      await Promise.all(batch.map(writeAlone));
+      return;
+    }
+    batch.forEach((w, i) => {
+      const one = written[i];
+      if (one) w.resolve(one);
+      else w.reject(new Error('The store answered the batch of query records without this record.'));
+    });
+  };
+
+  const flush = (): void => {
+    scheduled = false;
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      inFlight++;
+      void write(batch).finally(() => {
+        inFlight--;
+        if (queue.length > 0) schedule();
+      });
+    }
+  };
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+
+  return {
+    record: (r) =>
+      new Promise((resolve, reject) => {
+        queue.push({ ...r, resolve, reject });
+        if (inFlight < maxInFlight) schedule();
+      }),
+  };
 };
 
 type Row = {

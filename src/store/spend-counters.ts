@@ -83,6 +83,21 @@ export const addSpendSql = (counters: string, usd: string, savings: string): str
      updated_at = now()`;
 
 /**
+ * `addSpendSql` for several queries at once (query-log.ts `recordQueries`): `rows` is the placeholder of a JSON
+ * array of counters with what the queries of one batch add to each (`usd`, `savings`, `queries`), one element
+ * per counter, locked in the one order.
+ */
+export const addSpendBatchSql = (rows: string): string =>
+  `INSERT INTO spend_counters AS c (scope, period, starts_at, account_id, used_usd, savings_usd, cap_usd, queries)
+   SELECT x.scope, x.period, x.starts_at, x.account_id, x.usd, x.savings, x.cap, x.queries
+   FROM json_to_recordset(${rows}::json) AS x(scope text, period text, starts_at timestamptz, account_id text,
+     cap float8, usd float8, savings float8, queries int)
+   ORDER BY ${LOCK_ORDER('x')}
+   ON CONFLICT (scope, period, starts_at) DO UPDATE SET used_usd = c.used_usd + EXCLUDED.used_usd,
+     savings_usd = c.savings_usd + EXCLUDED.savings_usd, cap_usd = EXCLUDED.cap_usd,
+     queries = c.queries + EXCLUDED.queries, updated_at = now()`;
+
+/**
  * Adds `usd` to every counter in ONE statement, which fails as a whole (CHECK `spend_within_budget`) when any
  * counter would pass its budget: the row locks of the upsert serialize concurrent reservations on a PostgreSQL
  * server, and the embedded store runs one statement at a time, so no two requests can both take the last of a

@@ -2,7 +2,7 @@ import { streamDuckRows } from './duckdb-rows.ts';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import { catalogOf, normaliseType } from '../core/catalog.ts';
 import type {
   Catalog,
@@ -89,6 +89,59 @@ const isAborted = (signal: AbortSignal | undefined): boolean => signal?.aborted 
 
 const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
+/** Statements kept prepared per connection, and the longest text kept (bounds the memory: 32 × 16 KiB). */
+const PREPARED_PER_CONNECTION = 32;
+const PREPARED_MAX_CHARS = 16_384;
+
+/**
+ * The statements a connection has prepared, by text and `integer_division` (DuckDB binds `/` when it prepares:
+ * a statement prepared under one setting keeps its meaning under the other). Running a repeated statement is
+ * then one call (`stream`) instead of three (split the text into statements, prepare, stream): what the node
+ * API's `connection.stream` costs again on every call, on the thread that serves requests. The database is
+ * opened read-only, so its catalog cannot change under a prepared statement. Least recently used first.
+ */
+const preparedStatements = (): {
+  stream(conn: DuckDBConnection, sql: string, integerDivision: boolean): Promise<DuckDBResult>;
+  close(conn: DuckDBConnection): void;
+} => {
+  const byConnection = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+  return {
+    stream: async (conn, sql, integerDivision) => {
+      if (sql.length > PREPARED_MAX_CHARS) return conn.stream(sql);
+      let kept = byConnection.get(conn);
+      if (kept === undefined) byConnection.set(conn, (kept = new Map<string, DuckDBPreparedStatement>()));
+      const key = `${integerDivision ? 'i' : 'f'}${sql}`;
+      let prepared = kept.get(key);
+      if (prepared === undefined) {
+        try {
+          prepared = await conn.prepare(sql);
+        } catch {
+          // Not one statement DuckDB can prepare (an error, several statements): run as the node API runs text,
+          // which reports the error as it always did.
+          return conn.stream(sql);
+        }
+        if (kept.size >= PREPARED_PER_CONNECTION) {
+          const [oldest, statement] = kept.entries().next().value!;
+          kept.delete(oldest);
+          statement.destroySync();
+        }
+      } else kept.delete(key);
+      try {
+        const result = await prepared.stream();
+        kept.set(key, prepared);
+        return result;
+      } catch (e) {
+        prepared.destroySync();
+        throw e;
+      }
+    },
+    close: (conn) => {
+      for (const statement of byConnection.get(conn)?.values() ?? []) statement.destroySync();
+      byConnection.delete(conn);
+    },
+  };
+};
+
 /**
  * Local mode: the embedded DuckDB engine. The database file is opened read-only with external access off,
  * so the connection itself refuses writes and file reads whatever SQL reaches it.
@@ -111,6 +164,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   }
   const waiters: Array<(c: DuckDBConnection) => void> = [];
   const integerDivisionOf = new WeakMap<DuckDBConnection, boolean>();
+  const prepared = preparedStatements();
   const acquire = (): Promise<DuckDBConnection> => {
     const c = idle.pop();
     return c ? Promise.resolve(c) : new Promise((resolve) => waiters.push(resolve));
@@ -157,7 +211,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         await conn.run(`SET integer_division = ${division}`);
         integerDivisionOf.set(conn, division);
       }
-      const result = await conn.stream(sql);
+      const result = await prepared.stream(conn, sql, division);
       if (options.rows) {
         const out = await streamDuckRows(result, options.rows, stopped);
         const why = stopped();
@@ -219,7 +273,10 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
       }
     },
     close: () => {
-      for (const c of idle) c.closeSync();
+      for (const c of idle) {
+        prepared.close(c);
+        c.closeSync();
+      }
       instance.closeSync();
       return Promise.resolve();
     },

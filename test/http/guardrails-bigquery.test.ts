@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBigQueryStandin } from '../support/bigquery-standin.ts';
+import { startBigQueryGateway } from '../support/bigquery-gateway.ts';
 import type { BigQueryStandin } from '../support/bigquery-standin.ts';
-import { startTestGateway } from '../support/app.ts';
 import type { TestGateway } from '../support/app.ts';
 
 const MIB = 1024 * 1024;
@@ -10,21 +9,11 @@ const QUERY = 'SELECT n_name FROM nation WHERE n_regionkey = 1';
 
 let s: BigQueryStandin;
 let gw: TestGateway;
+let close: () => Promise<void> = () => Promise.resolve();
 beforeAll(async () => {
-  s = await startBigQueryStandin({ pageSize: 500, pollWaitMs: 100 });
-  gw = await startTestGateway({
-    SQLGATE_BIGQUERY_PROJECT: s.project,
-    SQLGATE_BIGQUERY_DATASET: s.dataset,
-    SQLGATE_BIGQUERY_API_ENDPOINT: s.url,
-    SQLGATE_BIGQUERY_MAX_RETRIES: '0',
-    SQLGATE_BIGQUERY_MAX_BYTES_BILLED: String(TIB),
-    SQLGATE_RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  ({ s, gw, close } = await startBigQueryGateway());
 }, 120_000);
-afterAll(async () => {
-  await gw?.close();
-  await s?.close();
-});
+afterAll(() => close());
 
 const jobConfig = (): Record<string, unknown> | undefined =>
   s.requests

@@ -10,6 +10,7 @@ import type { TestGateway } from '../support/app.ts';
 import { snowflakeKeys, snowflakeEnv } from '../support/snowflake-keys.ts';
 import { startSnowflakeStandin } from '../support/snowflake-standin.ts';
 import type { SnowflakeStandin } from '../support/snowflake-standin.ts';
+import { EXACT_VALUES } from '../support/exact-values.ts';
 
 /**
  * Rows from snowflake (capability `rows`): POST /query with `return_rows` and with Accept: application/x-ndjson,
@@ -70,23 +71,7 @@ describe('rows from snowflake', () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json<Record<string, unknown>>();
-    expect(body.data).toEqual([
-      {
-        big: '9223372036854775807',
-        neg: '-9007199254740993',
-        safe: 9007199254740991,
-        dec: '123456789012345678901234.5678',
-        two: 2.5,
-        f: 0.1,
-        nan: 'NaN',
-        d: '2024-02-29',
-        ts: '2024-01-02T03:04:05.123456',
-        b: 'SGk=',
-        yes: true,
-        nothing: null,
-        t: 'x',
-      },
-    ]);
+    expect(body.data).toEqual([EXACT_VALUES]);
     expect(body.columns).toEqual(
       expect.arrayContaining([
         { name: 'big', type: 'NUMBER(19,0)' },

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { openAuroraPostgres } from '../../src/warehouses/aurora-postgres.ts';
+import type { AuroraAdapter } from '../../src/warehouses/aurora-role.ts';
 
 /**
  * A canary schema (PostgreSQL) or database (MariaDB) with a table of known rows, and a least-privilege role
@@ -97,6 +99,52 @@ export const mysqlSandbox = async (baseUrl: string): Promise<Sandbox> => {
       for (const host of ['%', 'localhost'])
         await admin(`DROP USER IF EXISTS '${role}'@'${host}'`).catch(() => undefined);
       await c.end();
+    },
+  };
+};
+
+/**
+ * A PostgreSQL login role without privileges (`<prefix>_<random>_probe`) that `setup` may arm (role settings,
+ * a schema of its own), and the aurora-postgres adapter connected as it: for the tests where the server's
+ * reading of a statement depends on the role. `close` drops the adapter, then the role; `teardown` runs first.
+ */
+export type ProbeRole = {
+  readonly role: string;
+  readonly url: string;
+  readonly admin: pg.Client;
+  readonly adapter: AuroraAdapter;
+  readonly close: () => Promise<void>;
+};
+
+export const pgProbeRole = async (
+  baseUrl: string,
+  prefix: string,
+  arm: {
+    setup?: (admin: pg.Client, role: string) => Promise<void>;
+    teardown?: (admin: pg.Client) => Promise<void>;
+  } = {},
+): Promise<ProbeRole> => {
+  const role = `${prefix}_${randomBytes(4).toString('hex')}_probe`;
+  const password = randomBytes(12).toString('hex');
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' NOSUPERUSER`);
+  await arm.setup?.(admin, role);
+  const u = new URL(baseUrl);
+  u.username = role;
+  u.password = password;
+  const url = u.toString();
+  const adapter = openAuroraPostgres({ url, poolSize: 1, statementTimeoutMs: 10_000, catalogTtlMs: 1000 });
+  return {
+    role,
+    url,
+    admin,
+    adapter,
+    close: async () => {
+      await adapter.close();
+      await arm.teardown?.(admin).catch(() => undefined);
+      await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+      await admin.end();
     },
   };
 };

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAuroraPostgres } from '../../src/warehouses/aurora-postgres.ts';
 import type { AuroraAdapter } from '../../src/warehouses/aurora-role.ts';
 import { guard } from './guard.ts';
+import { pgProbeRole } from './least-privilege.ts';
+import type { ProbeRole } from './least-privilege.ts';
 
 const pgUrl = process.env.SQLGATE_TEST_POSTGRES_URL;
 if (pgUrl === undefined) console.info('search_path pinning skipped: SQLGATE_TEST_POSTGRES_URL is not set');
@@ -17,47 +18,30 @@ if (pgUrl === undefined) console.info('search_path pinning skipped: SQLGATE_TEST
 const CALLS = ['lower(x)', 'upper(x)', 'length(x)', 'md5(x)', 'btrim(x)', 'reverse(x)'];
 
 describe.skipIf(pgUrl === undefined)('PostgreSQL runs the built-in whatever the role search_path', () => {
-  const tag = randomBytes(4).toString('hex');
-  const role = `sp_${tag}_probe`;
-  const schema = `sp_${tag}_probe_fns`;
-  const password = randomBytes(12).toString('hex');
-  let admin: pg.Client;
+  const schema = `sp_${randomBytes(4).toString('hex')}_probe_fns`;
+  let probe: ProbeRole;
   let adapter: AuroraAdapter;
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' NOSUPERUSER`);
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
-    for (const call of CALLS) {
-      const name = call.slice(0, call.indexOf('('));
-      await admin.query(
-        `CREATE FUNCTION ${schema}.${name}(text) RETURNS text LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadowed ${name}'; END$$`,
-      );
-    }
-    await admin.query(`ALTER ROLE ${role} SET search_path = ${schema}, pg_catalog`);
-    const url = new URL(pgUrl as string);
-    url.username = role;
-    url.password = password;
-    adapter = openAuroraPostgres({
-      url: url.toString(),
-      poolSize: 1,
-      statementTimeoutMs: 10_000,
-      catalogTtlMs: 1000,
+    probe = await pgProbeRole(pgUrl as string, 'sp', {
+      setup: async (admin, role) => {
+        await admin.query(`CREATE SCHEMA ${schema}`);
+        await admin.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
+        for (const call of CALLS) {
+          const name = call.slice(0, call.indexOf('('));
+          await admin.query(
+            `CREATE FUNCTION ${schema}.${name}(text) RETURNS text LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'shadowed ${name}'; END$$`,
+          );
+        }
+        await admin.query(`ALTER ROLE ${role} SET search_path = ${schema}, pg_catalog`);
+      },
+      teardown: (admin) => admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).then(() => undefined),
     });
+    adapter = probe.adapter;
   });
-  afterAll(async () => {
-    await adapter?.close();
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
-    await admin.end();
-  });
+  afterAll(() => probe?.close());
 
   it('the shadowing functions are what the role reaches on a plain connection (the trap is armed)', async () => {
-    const url = new URL(pgUrl as string);
-    url.username = role;
-    url.password = password;
-    const c = new pg.Client({ connectionString: url.toString() });
+    const c = new pg.Client({ connectionString: probe.url });
     await c.connect();
     await expect(c.query("SELECT lower('A')")).rejects.toThrow(/shadowed lower/);
     await c.end();

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAuroraPostgres } from '../../src/warehouses/aurora-postgres.ts';
 import type { AuroraAdapter } from '../../src/warehouses/aurora-role.ts';
 import { guard } from './guard.ts';
+import { pgProbeRole } from './least-privilege.ts';
+import type { ProbeRole } from './least-privilege.ts';
 
 const pgUrl = process.env.SQLGATE_TEST_POSTGRES_URL;
 if (pgUrl === undefined) console.info('server string reading skipped: SQLGATE_TEST_POSTGRES_URL is not set');
@@ -24,30 +24,16 @@ const FORMS = [
 ];
 
 describe.skipIf(pgUrl === undefined)('PostgreSQL reads strings as the guard does', () => {
-  const role = `scs_${randomBytes(4).toString('hex')}_probe`;
-  const password = randomBytes(12).toString('hex');
-  let admin: pg.Client;
+  let probe: ProbeRole;
   let adapter: AuroraAdapter;
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}' NOSUPERUSER`);
-    await admin.query(`ALTER ROLE ${role} SET standard_conforming_strings = off`);
-    const url = new URL(pgUrl as string);
-    url.username = role;
-    url.password = password;
-    adapter = openAuroraPostgres({
-      url: url.toString(),
-      poolSize: 1,
-      statementTimeoutMs: 10_000,
-      catalogTtlMs: 1000,
+    probe = await pgProbeRole(pgUrl as string, 'scs', {
+      setup: (admin, role) =>
+        admin.query(`ALTER ROLE ${role} SET standard_conforming_strings = off`).then(() => undefined),
     });
+    adapter = probe.adapter;
   });
-  afterAll(async () => {
-    await adapter?.close();
-    await admin.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
-    await admin.end();
-  });
+  afterAll(() => probe?.close());
 
   it('each function behind each backslash form: the guard sees no call, and the server runs none', async () => {
     const ran: string[] = [];
@@ -67,7 +53,7 @@ describe.skipIf(pgUrl === undefined)('PostgreSQL reads strings as the guard does
   });
 
   it('the role default is off, and a plain string still reads the same', async () => {
-    const c = new pg.Client({ connectionString: roleUrl() });
+    const c = new pg.Client({ connectionString: probe.url });
     await c.connect();
     const { rows } = await c.query<{ standard_conforming_strings: string }>(
       'SHOW standard_conforming_strings',
@@ -78,10 +64,4 @@ describe.skipIf(pgUrl === undefined)('PostgreSQL reads strings as the guard does
       rows: 1,
     });
   });
-  const roleUrl = (): string => {
-    const url = new URL(pgUrl as string);
-    url.username = role;
-    url.password = password;
-    return url.toString();
-  };
 });

@@ -180,6 +180,15 @@ export const startBigQueryStandin = async (
       job.finish();
       return job;
     };
+    // Cancellable from the moment it exists, as on BigQuery (also while its bytes are being counted below).
+    let cancelled = false;
+    let interrupt = (): void => undefined;
+    job.cancel = () => {
+      cancelled = true;
+      interrupt();
+      if (job.state !== 'DONE')
+        fail(jobError('stopped', 'Job execution was cancelled: User requested cancellation'));
+    };
     const compiled = compile(ctx, sql, defaultDataset);
     if ('reason' in compiled) return fail(compiled);
     const key = `${defaultDataset ?? ''}\u0000${sql}`;
@@ -206,6 +215,7 @@ export const startBigQueryStandin = async (
       return job;
     }
     const figures = await dryRunFigures(ctx, compiled.duckSql, sql);
+    if (cancelled) return job;
     if ('reason' in figures) return fail(figures);
     const perTable = compiled.referenced.map((t) => figures.perTable.get(t) ?? 0);
     const billed = billedBytes(perTable) + (standin.faults.extraBilledBytes ?? 0);
@@ -229,14 +239,6 @@ export const startBigQueryStandin = async (
       },
     };
     const delay = standin.faults.jobDelayMs ?? 0;
-    let cancelled = false;
-    let interrupt = (): void => undefined;
-    job.cancel = () => {
-      cancelled = true;
-      interrupt();
-      if (job.state !== 'DONE')
-        fail(jobError('stopped', 'Job execution was cancelled: User requested cancellation'));
-    };
     void (async () => {
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       if (cancelled) return;

@@ -74,3 +74,53 @@ describe('duckdb-local: the statement timeout while rows stream', () => {
     expect(outcome).toBe('query-failed');
   });
 });
+
+describe('duckdb-local: statements kept prepared per connection', () => {
+  let dataDir = '';
+  let adapter: WarehouseAdapter;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'sqlgate-duckdb-'));
+    // One connection: every statement below runs on the one that prepared the ones before.
+    adapter = await openDuckDbLocal({ dataDir, demoScale: 0.002, connections: 1, progress: () => undefined });
+  });
+  afterAll(async () => {
+    await adapter.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const firstValue = async (sql: string, integerDivision?: boolean): Promise<unknown> => {
+    const values: unknown[] = [];
+    await adapter.execute(sql, {
+      timeoutMs: 5_000,
+      ...(integerDivision !== undefined ? { integerDivision } : {}),
+      rows: { columns: () => undefined, row: (v) => void values.push(v[0]) },
+    });
+    return values[0];
+  };
+
+  it('a repeated statement keeps the division it is run with (DuckDB binds `/` when it prepares)', async () => {
+    // Alternating on the one connection: a statement prepared under one setting is never run under the other.
+    for (const division of [false, true, false, true, undefined]) {
+      expect(await firstValue('SELECT 7 / 2 AS x', division), String(division)).toBe(
+        division === true ? 3 : 3.5,
+      );
+    }
+  });
+
+  it('a repeated statement answers afresh each time, and errors read as before', async () => {
+    const seen = new Set<unknown>();
+    for (let i = 0; i < 5; i++) seen.add(await firstValue('SELECT random() AS r'));
+    expect(seen.size).toBe(5);
+    for (let i = 0; i < 2; i++) {
+      const e = await adapter.execute('SELECT no_such_column FROM nation', { timeoutMs: 5_000 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(isGatewayError(e) && e.code).toBe('query-failed');
+      expect(isGatewayError(e) && e.detail).toMatch(/no_such_column/);
+    }
+    // Text DuckDB cannot prepare as one statement runs as the node API runs it (the last statement's rows).
+    expect(await firstValue('SELECT 1 AS a; SELECT 2 AS b')).toBe(2);
+    expect((await adapter.execute('SELECT n_name FROM nation', { timeoutMs: 5_000 })).rows).toBe(25);
+  });
+});

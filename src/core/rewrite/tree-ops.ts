@@ -1,4 +1,4 @@
-import { isRecord, kindOf } from '../sql/tree.ts';
+import { isRecord, kindOf, subqueryNode } from '../sql/tree.ts';
 import type { SqlNode } from '../sql/tree.ts';
 
 /**
@@ -119,18 +119,4 @@ export const columnRef = (v: unknown): { name: string; table: string | undefined
 };
 
 /** `(query) AS alias` as a FROM item: a derived table with no column list, order or limit of its own. */
-export const derivedTable = (query: unknown, alias: unknown): SqlNode => ({
-  subquery: {
-    this: query,
-    alias,
-    column_aliases: [],
-    alias_explicit_as: true,
-    alias_keyword: 'AS',
-    order_by: null,
-    limit: null,
-    offset: null,
-    lateral: false,
-    modifiers_inside: false,
-    trailing_comments: [],
-  },
-});
+export const derivedTable = (query: unknown, alias: unknown): SqlNode => subqueryNode(query, alias);

@@ -49,3 +49,23 @@ export const kindsIn = (root: unknown): Set<string> => {
   });
   return kinds;
 };
+
+/**
+ * `(query)` as the SQL library's subquery node, with `AS alias` when an alias is given: no column list, order or
+ * limit of its own. (A bare SELECT prints without parentheses where a subquery prints with them.)
+ */
+export const subqueryNode = (query: unknown, alias: unknown = null): SqlNode => ({
+  subquery: {
+    this: query,
+    alias,
+    column_aliases: [],
+    alias_explicit_as: alias !== null,
+    ...(alias !== null ? { alias_keyword: 'AS' } : {}),
+    order_by: null,
+    limit: null,
+    offset: null,
+    lateral: false,
+    modifiers_inside: false,
+    trailing_comments: [],
+  },
+});

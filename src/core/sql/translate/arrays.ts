@@ -1,4 +1,4 @@
-import { isRecord, kindOf } from '../tree.ts';
+import { isRecord, kindOf, subqueryNode } from '../tree.ts';
 import { numberValue, payloadOf, wordValue } from './nodes.ts';
 import type { Call, LocalRule, RuleSet, Translation } from './types.ts';
 import { duckdb, keep, refuse, replaceWith } from './types.ts';
@@ -355,20 +355,7 @@ export const ARRAYS: RuleSet = {
         const q = c.args[0];
         if (c.args.length !== 1) return refuse('ARRAY takes one subquery');
         // A bare SELECT as an argument prints without parentheses; as a subquery it prints with them.
-        const sub = {
-          subquery: {
-            this: q,
-            alias: null,
-            column_aliases: [],
-            alias_explicit_as: false,
-            order_by: null,
-            limit: null,
-            offset: null,
-            lateral: false,
-            modifiers_inside: false,
-            trailing_comments: [],
-          },
-        };
+        const sub = subqueryNode(q);
         return duckdb('ARRAY{0}', kindOf(q) === 'subquery' ? q : sub);
       },
     },
