@@ -137,14 +137,14 @@ const spendRows = (records: readonly QueryRecord[]): string | null => {
   for (const { spend } of records) {
     if (spend === undefined) continue;
     for (const c of spend.counters) {
-      const startsAt = c.startsAt.toISOString();
-      const k = `${c.scope}\u0000${c.period}\u0000${startsAt}`;
+      // Keyed by the instant (no date text per record: the batch's counters are few, its records many).
+      const k = `${c.scope}\u0000${c.period}\u0000${c.startsAt.getTime()}`;
       const row = byCounter.get(k);
       if (row === undefined)
         byCounter.set(k, {
           scope: c.scope,
           period: c.period,
-          starts_at: startsAt,
+          starts_at: c.startsAt.toISOString(),
           account_id: c.accountId,
           cap: c.capUsd,
           usd: spend.usd,
