@@ -98,15 +98,30 @@ try {
     }
     return m;
   };
+  // Every PostgreSQL process of the machine (other clients' work included: a ceiling, not a measure).
+  const postgres = (): number => {
+    let sum = 0;
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        if (readFileSync(`/proc/${d}/comm`, 'utf8').startsWith('postgres')) sum += ticks(`/proc/${d}/stat`);
+      } catch {
+        // The process ended.
+      }
+    }
+    return sum;
+  };
   const [p0, m0] = cpu();
   const t0 = threads();
+  const pg0 = postgres();
   const r = await autocannon({ ...o, duration: seconds });
   const [p1, m1] = cpu();
   const t1 = threads();
+  const pg1 = postgres();
   const n = r.requests.average * seconds;
   const us = (t: number): string => ((t * 10_000) / n).toFixed(0);
   process.stdout.write(
-    `POST /query SELECT 1: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; CPU per request: process ${us(p1 - p0)} µs, main thread ${us(m1 - m0)} µs\n`,
+    `POST /query SELECT 1: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; CPU per request: process ${us(p1 - p0)} µs, main thread ${us(m1 - m0)} µs; every PostgreSQL process ${us(pg1 - pg0)} µs\n`,
   );
   const byName = new Map<string, number>();
   for (const [k, v] of t1) {
