@@ -97,6 +97,15 @@ const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 /** Statements kept prepared per connection, and the longest text kept (bounds the memory: 32 × 16 KiB). */
 const PREPARED_PER_CONNECTION = 32;
 const PREPARED_MAX_CHARS = 16_384;
+/**
+ * Text naming a value that changes from run to run, which DuckDB may fix when it prepares: the arguments of a
+ * table function (`range(...)`, `generate_series(...)`, `read_csv(...)`) are bound once, so a kept statement
+ * would run `range(CAST(random() * 10 AS INT))` or `generate_series(current_date - 7, current_date, …)` with the
+ * values of its first run, forever. Such text is never kept prepared (it runs as text, afresh, every time);
+ * a false match (a column named `now`) only costs the two calls that keeping saves.
+ */
+const VOLATILE =
+  /\b(?:random|setseed|uuid|gen_random_uuid|uuidv4|uuidv7|now|today|current_date|current_time|current_timestamp|localtime|localtimestamp|get_current_time|get_current_timestamp|transaction_timestamp|getvariable|current_setting|nextval|currval)\b/i;
 
 /**
  * How the count-only path reads a result to the end: the column names first, then each chunk (which may throw
@@ -143,7 +152,7 @@ const preparedStatements = (): {
     sql: string,
     integerDivision: boolean,
   ): Promise<{ kept: Map<string, Kept>; key: string; entry: Kept } | undefined> => {
-    if (sql.length > PREPARED_MAX_CHARS) return undefined;
+    if (sql.length > PREPARED_MAX_CHARS || VOLATILE.test(sql)) return undefined;
     let kept = byConnection.get(conn);
     if (kept === undefined) byConnection.set(conn, (kept = new Map<string, Kept>()));
     const key = `${integerDivision ? 'i' : 'f'}${sql}`;
