@@ -98,14 +98,56 @@ const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 const PREPARED_PER_CONNECTION = 32;
 const PREPARED_MAX_CHARS = 16_384;
 /**
- * Text naming a value that changes from run to run, which DuckDB may fix when it prepares: the arguments of a
- * table function (`range(...)`, `generate_series(...)`, `read_csv(...)`) are bound once, so a kept statement
- * would run `range(CAST(random() * 10 AS INT))` or `generate_series(current_date - 7, current_date, …)` with the
- * values of its first run, forever. Such text is never kept prepared (it runs as text, afresh, every time);
- * a false match (a column named `now`) only costs the two calls that keeping saves.
+ * Words that stand before `(` in DuckDB's grammar without being functions (`IN (`, `CAST(`, `DECIMAL(10, 2)`),
+ * and the window functions, which DuckDB's function catalog does not list: all give the same value every run.
  */
-const VOLATILE =
-  /\b(?:random|setseed|uuid|gen_random_uuid|uuidv4|uuidv7|now|today|current_date|current_time|current_timestamp|localtime|localtimestamp|get_current_time|get_current_timestamp|transaction_timestamp|getvariable|current_setting|nextval|currval)\b/i;
+const GRAMMAR_CALLS = new Set(
+  (
+    'in exists values as from join on over filter within and or not where select then else when by having all ' +
+    'any some using case union intersect except limit offset is like ilike between similar distinct group ' +
+    'order partition cast try_cast extract interval row array list struct map columns grouping position coalesce ' +
+    'nullif greatest least ' +
+    'substring trim overlay decimal numeric varchar char character bit lateral ' +
+    'row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value'
+  ).split(' '),
+);
+
+/**
+ * Which text a connection may keep prepared. DuckDB binds some values when it prepares (the arguments of a
+ * table function: a kept `range(CAST(random() * 10 AS INT))` would repeat its first run's length forever), so
+ * only text that can give nothing else is kept, as DuckDB's own function catalog says: every call is to a
+ * function all of whose forms are CONSISTENT (or a grammar word above), and no word names a function that is
+ * not (`now`, `current_date` and the like, also without parentheses or quoted). Text with a comment is not
+ * kept (a comment could stand between a name and its parenthesis). Anything else runs as text, afresh, every
+ * time: a false refusal (a column named `now`) only costs the two calls that keeping saves.
+ */
+export type Keepable = (sql: string) => boolean;
+
+export const keepableFrom = (functions: ReadonlyArray<{ name: string; consistent: boolean }>): Keepable => {
+  const consistent = new Set<string>();
+  const changing = new Set<string>();
+  for (const f of functions) (f.consistent ? consistent : changing).add(f.name.toLowerCase());
+  for (const c of changing) consistent.delete(c);
+  return (sql) => {
+    if (sql.includes('/*') || sql.includes('--')) return false;
+    for (const m of sql.matchAll(/([A-Za-z_][A-Za-z0-9_$]*)"?\s*(\()?/g)) {
+      const word = m[1]!.toLowerCase();
+      if (changing.has(word)) return false;
+      if (m[2] !== undefined && !consistent.has(word) && !GRAMMAR_CALLS.has(word)) return false;
+    }
+    return true;
+  };
+};
+
+/** DuckDB's functions by name: consistent when every form of the name is a CONSISTENT scalar or aggregate. */
+export const functionCatalog = async (conn: DuckDBConnection): Promise<Keepable> => {
+  const reader = await conn.runAndReadAll(
+    `SELECT function_name AS name,
+       bool_and(coalesce(stability = 'CONSISTENT', false) AND function_type IN ('scalar', 'aggregate')) AS consistent
+     FROM duckdb_functions() GROUP BY function_name`,
+  );
+  return keepableFrom(reader.getRowObjects() as Array<{ name: string; consistent: boolean }>);
+};
 
 /**
  * How the count-only path reads a result to the end: the column names first, then each chunk (which may throw
@@ -134,7 +176,9 @@ type Kept = { statement: DuckDBPreparedStatement; small: boolean };
  * API's `connection.stream` costs again on every call, on the thread that serves requests. The database is
  * opened read-only, so its catalog cannot change under a prepared statement. Least recently used first.
  */
-const preparedStatements = (): {
+const preparedStatements = (
+  keepable: Keepable,
+): {
   stream(conn: DuckDBConnection, sql: string, integerDivision: boolean): Promise<DuckDBResult>;
   /** Runs to the end, chunk by chunk: materialized when the statement's last result was small. */
   readAll(
@@ -152,7 +196,7 @@ const preparedStatements = (): {
     sql: string,
     integerDivision: boolean,
   ): Promise<{ kept: Map<string, Kept>; key: string; entry: Kept } | undefined> => {
-    if (sql.length > PREPARED_MAX_CHARS || VOLATILE.test(sql)) return undefined;
+    if (sql.length > PREPARED_MAX_CHARS || !keepable(sql)) return undefined;
     let kept = byConnection.get(conn);
     if (kept === undefined) byConnection.set(conn, (kept = new Map<string, Kept>()));
     const key = `${integerDivision ? 'i' : 'f'}${sql}`;
@@ -257,7 +301,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   }
   const waiters: Array<(c: DuckDBConnection) => void> = [];
   const integerDivisionOf = new WeakMap<DuckDBConnection, boolean>();
-  const prepared = preparedStatements();
+  const prepared = preparedStatements(await functionCatalog(idle[0]!));
   const acquire = (): Promise<DuckDBConnection> => {
     const c = idle.pop();
     return c ? Promise.resolve(c) : new Promise((resolve) => waiters.push(resolve));
