@@ -20,12 +20,16 @@ const ORDER: readonly CostAccuracy[] = ['estimate', 'lower_bound', 'exact'];
 const weaker = (a: CostAccuracy | undefined, b: CostAccuracy | undefined): CostAccuracy | undefined =>
   a === undefined || b === undefined ? undefined : ORDER[Math.min(ORDER.indexOf(a), ORDER.indexOf(b))];
 
-const prefixed = (p: string, o: Readonly<Record<string, number | string | boolean>>) =>
-  Object.fromEntries(
-    Object.entries(o)
-      .filter(([k]) => /bytes_billed|io_requests|rows_scanned|acu_seconds/.test(k))
-      .map(([k, v]) => [p + k, v]),
-  );
+const PREFIXED = /bytes_billed|io_requests|rows_scanned|acu_seconds/;
+/** The assumptions of `o` that differ between the two forms, under names with the prefix `p`. */
+const prefixed = (
+  p: string,
+  o: Readonly<Record<string, number | string | boolean>>,
+): Record<string, number | string | boolean> => {
+  const out: Record<string, number | string | boolean> = {};
+  for (const k of Object.keys(o)) if (PREFIXED.test(k)) out[p + k] = o[k]!;
+  return out;
+};
 
 /** The report of GET /cost (and of POST /query's `cost`) from the estimates of the original and the form that runs. */
 export const costReport = (warehouse: Warehouse, a: CostEstimate, b: CostEstimate): CostReport => {

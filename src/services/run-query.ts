@@ -70,7 +70,8 @@ export type QueryService = {
      * the request's logger at level warn. Without it the query is never checked.
      */
     shadow?: {
-      afterResponse: Promise<unknown>;
+      /** Or a function making that promise, called only for a query that is sampled (none made otherwise). */
+      afterResponse: Promise<unknown> | (() => Promise<unknown>);
       warn: (details: Record<string, unknown>, message: string) => void;
     };
   }): Promise<QueryResult>;
@@ -325,7 +326,8 @@ export const createQueryService = (deps: {
             ...(plan.translated !== undefined ? { translated: plan.translated } : {}),
             rules,
             shapeDigest: plan.prepared.shapeDigest,
-            afterResponse: shadow.afterResponse,
+            afterResponse:
+              typeof shadow.afterResponse === 'function' ? shadow.afterResponse() : shadow.afterResponse,
             warn: shadow.warn,
           });
           ticket = undefined;

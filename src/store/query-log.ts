@@ -137,14 +137,14 @@ const spendRows = (records: readonly QueryRecord[]): string | null => {
   for (const { spend } of records) {
     if (spend === undefined) continue;
     for (const c of spend.counters) {
-      const startsAt = c.startsAt.toISOString();
-      const k = `${c.scope}\u0000${c.period}\u0000${startsAt}`;
+      // Keyed by the instant (no date text per record: the batch's counters are few, its records many).
+      const k = `${c.scope}\u0000${c.period}\u0000${c.startsAt.getTime()}`;
       const row = byCounter.get(k);
       if (row === undefined)
         byCounter.set(k, {
           scope: c.scope,
           period: c.period,
-          starts_at: startsAt,
+          starts_at: c.startsAt.toISOString(),
           account_id: c.accountId,
           cap: c.capUsd,
           usd: spend.usd,
@@ -248,7 +248,10 @@ export type QueryRecorder = {
 /**
  * Group commit of query records. A record that finds the store idle is written at the next turn of the event
  * loop, with whatever other records arrived in that turn; records that arrive while `maxInFlight` statements
- * are on their way wait and go together in the next one (at most `maxBatch` per statement). Each caller's
+ * (by default one) are on their way wait and go together in the next one (at most `maxBatch` per statement).
+ * One at a time makes fewer, larger statements: under load, less work per record for this process (one
+ * statement's protocol and JSON instead of several) and for the store (planning, commit); bench/scale-out
+ * run 9 measured more requests/s and a lower p50 than with two. Each caller's
  * promise settles only when the statement holding its record has committed, so nothing is answered before
  * it is durable. Under concurrent queries of one account this is what keeps the store from serialising them:
  * each statement locks the account's spend counters until it commits, and one statement for fifty queries
@@ -263,7 +266,7 @@ export const createQueryRecorder = (
   opts: { readonly maxBatch?: number; readonly maxInFlight?: number } = {},
 ): QueryRecorder => {
   const maxBatch = opts.maxBatch ?? 256;
-  const maxInFlight = opts.maxInFlight ?? 2;
+  const maxInFlight = opts.maxInFlight ?? 1;
   type Waiting = QueryRecord & {
     resolve: (r: { id: string; evented: boolean }) => void;
     reject: (e: unknown) => void;

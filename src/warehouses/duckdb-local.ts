@@ -2,7 +2,12 @@ import { streamDuckRows } from './duckdb-rows.ts';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
+import type {
+  DuckDBConnection,
+  DuckDBDataChunk,
+  DuckDBPreparedStatement,
+  DuckDBResult,
+} from '@duckdb/node-api';
 import { catalogOf, normaliseType } from '../core/catalog.ts';
 import type {
   Catalog,
@@ -92,6 +97,77 @@ const quoteIdent = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 /** Statements kept prepared per connection, and the longest text kept (bounds the memory: 32 × 16 KiB). */
 const PREPARED_PER_CONNECTION = 32;
 const PREPARED_MAX_CHARS = 16_384;
+/**
+ * Words that stand before `(` in DuckDB's grammar without being functions (`IN (`, `CAST(`, `DECIMAL(10, 2)`),
+ * and the window functions, which DuckDB's function catalog does not list: all give the same value every run.
+ */
+const GRAMMAR_CALLS = new Set(
+  (
+    'in exists values as from join on over filter within and or not where select then else when by having all ' +
+    'any some using case union intersect except limit offset is like ilike between similar distinct group ' +
+    'order partition cast try_cast extract interval row array list struct map columns grouping position coalesce ' +
+    'nullif greatest least ' +
+    'substring trim overlay decimal numeric varchar char character bit lateral ' +
+    'row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value'
+  ).split(' '),
+);
+
+/**
+ * Which text a connection may keep prepared. DuckDB binds some values when it prepares (the arguments of a
+ * table function: a kept `range(CAST(random() * 10 AS INT))` would repeat its first run's length forever), so
+ * only text that can give nothing else is kept, as DuckDB's own function catalog says: every call is to a
+ * function all of whose forms are CONSISTENT (or a grammar word above), and no word names a function that is
+ * not (`now`, `current_date` and the like, also without parentheses or quoted). Text with a comment is not
+ * kept (a comment could stand between a name and its parenthesis). Anything else runs as text, afresh, every
+ * time: a false refusal (a column named `now`) only costs the two calls that keeping saves.
+ */
+export type Keepable = (sql: string) => boolean;
+
+export const keepableFrom = (functions: ReadonlyArray<{ name: string; consistent: boolean }>): Keepable => {
+  const consistent = new Set<string>();
+  const changing = new Set<string>();
+  for (const f of functions) (f.consistent ? consistent : changing).add(f.name.toLowerCase());
+  for (const c of changing) consistent.delete(c);
+  return (sql) => {
+    if (sql.includes('/*') || sql.includes('--')) return false;
+    for (const m of sql.matchAll(/([A-Za-z_][A-Za-z0-9_$]*)"?\s*(\()?/g)) {
+      const word = m[1]!.toLowerCase();
+      if (changing.has(word)) return false;
+      if (m[2] !== undefined && !consistent.has(word) && !GRAMMAR_CALLS.has(word)) return false;
+    }
+    return true;
+  };
+};
+
+/** DuckDB's functions by name: consistent when every form of the name is a CONSISTENT scalar or aggregate. */
+export const functionCatalog = async (conn: DuckDBConnection): Promise<Keepable> => {
+  const reader = await conn.runAndReadAll(
+    `SELECT function_name AS name,
+       bool_and(coalesce(stability = 'CONSISTENT', false) AND function_type IN ('scalar', 'aggregate')) AS consistent
+     FROM duckdb_functions() GROUP BY function_name`,
+  );
+  return keepableFrom(reader.getRowObjects() as Array<{ name: string; consistent: boolean }>);
+};
+
+/**
+ * How the count-only path reads a result to the end: the column names first, then each chunk (which may throw
+ * to stop reading: the statement was interrupted).
+ */
+export type ChunkReader = {
+  columns(names: readonly string[]): void;
+  chunk(chunk: DuckDBDataChunk): void;
+};
+
+/**
+ * At most this many rows (fewer than one DuckDB chunk) in a statement's last result, and the next run of the
+ * same prepared statement on that connection is materialized (`run`: one call into DuckDB, ending in the
+ * whole result) instead of streamed (`stream`, then `fetchChunk` until an empty chunk: three calls for one
+ * row, each a hop to the thread pool and back on the thread that serves requests). A materialized result that
+ * turns out larger sends the statement back to streaming: memory stays bounded by one such result.
+ */
+export const SMALL_RESULT_ROWS = 2_047;
+
+type Kept = { statement: DuckDBPreparedStatement; small: boolean };
 
 /**
  * The statements a connection has prepared, by text and `integer_division` (DuckDB binds `/` when it prepares:
@@ -100,43 +176,104 @@ const PREPARED_MAX_CHARS = 16_384;
  * API's `connection.stream` costs again on every call, on the thread that serves requests. The database is
  * opened read-only, so its catalog cannot change under a prepared statement. Least recently used first.
  */
-const preparedStatements = (): {
+const preparedStatements = (
+  keepable: Keepable,
+): {
   stream(conn: DuckDBConnection, sql: string, integerDivision: boolean): Promise<DuckDBResult>;
+  /** Runs to the end, chunk by chunk: materialized when the statement's last result was small. */
+  readAll(
+    conn: DuckDBConnection,
+    sql: string,
+    integerDivision: boolean,
+    reader: ChunkReader,
+  ): Promise<number>;
   close(conn: DuckDBConnection): void;
 } => {
-  const byConnection = new WeakMap<DuckDBConnection, Map<string, DuckDBPreparedStatement>>();
+  const byConnection = new WeakMap<DuckDBConnection, Map<string, Kept>>();
+  /** The connection's prepared statement for `sql` (taken out of the LRU order; `keep` puts it back). */
+  const take = async (
+    conn: DuckDBConnection,
+    sql: string,
+    integerDivision: boolean,
+  ): Promise<{ kept: Map<string, Kept>; key: string; entry: Kept } | undefined> => {
+    if (sql.length > PREPARED_MAX_CHARS || !keepable(sql)) return undefined;
+    let kept = byConnection.get(conn);
+    if (kept === undefined) byConnection.set(conn, (kept = new Map<string, Kept>()));
+    const key = `${integerDivision ? 'i' : 'f'}${sql}`;
+    const entry = kept.get(key);
+    if (entry !== undefined) {
+      kept.delete(key);
+      return { kept, key, entry };
+    }
+    let statement: DuckDBPreparedStatement;
+    try {
+      statement = await conn.prepare(sql);
+    } catch {
+      // Not one statement DuckDB can prepare (an error, several statements): run as the node API runs text,
+      // which reports the error as it always did.
+      return undefined;
+    }
+    if (kept.size >= PREPARED_PER_CONNECTION) {
+      const [oldest, old] = kept.entries().next().value!;
+      kept.delete(oldest);
+      old.statement.destroySync();
+    }
+    return { kept, key, entry: { statement, small: false } };
+  };
+  /** Streams `result` to `reader`, a chunk at a time (none kept); returns the row count. */
+  const readStream = async (result: DuckDBResult, reader: ChunkReader): Promise<number> => {
+    reader.columns(result.columnNames());
+    let rows = 0;
+    for (
+      let chunk = await result.fetchChunk();
+      chunk !== null && chunk.rowCount > 0;
+      chunk = await result.fetchChunk()
+    ) {
+      rows += chunk.rowCount;
+      reader.chunk(chunk);
+    }
+    return rows;
+  };
   return {
     stream: async (conn, sql, integerDivision) => {
-      if (sql.length > PREPARED_MAX_CHARS) return conn.stream(sql);
-      let kept = byConnection.get(conn);
-      if (kept === undefined) byConnection.set(conn, (kept = new Map<string, DuckDBPreparedStatement>()));
-      const key = `${integerDivision ? 'i' : 'f'}${sql}`;
-      let prepared = kept.get(key);
-      if (prepared === undefined) {
-        try {
-          prepared = await conn.prepare(sql);
-        } catch {
-          // Not one statement DuckDB can prepare (an error, several statements): run as the node API runs text,
-          // which reports the error as it always did.
-          return conn.stream(sql);
-        }
-        if (kept.size >= PREPARED_PER_CONNECTION) {
-          const [oldest, statement] = kept.entries().next().value!;
-          kept.delete(oldest);
-          statement.destroySync();
-        }
-      } else kept.delete(key);
+      const t = await take(conn, sql, integerDivision);
+      if (t === undefined) return conn.stream(sql);
       try {
-        const result = await prepared.stream();
-        kept.set(key, prepared);
+        const result = await t.entry.statement.stream();
+        t.kept.set(t.key, t.entry);
         return result;
       } catch (e) {
-        prepared.destroySync();
+        t.entry.statement.destroySync();
         throw e;
       }
     },
+    readAll: async (conn, sql, integerDivision, reader) => {
+      const t = await take(conn, sql, integerDivision);
+      if (t === undefined) return readStream(await conn.stream(sql), reader);
+      const { entry } = t;
+      let rows = 0;
+      try {
+        if (entry.small) {
+          const result = await entry.statement.run();
+          reader.columns(result.columnNames());
+          for (let i = 0, n = result.chunkCount; i < n; i++) {
+            const chunk = result.getChunk(i);
+            if (chunk.rowCount === 0) continue;
+            rows += chunk.rowCount;
+            reader.chunk(chunk);
+          }
+        } else rows = await readStream(await entry.statement.stream(), reader);
+      } catch (e) {
+        // Interrupted or failed: the statement is prepared again next time (as before), small or not.
+        entry.statement.destroySync();
+        throw e;
+      }
+      entry.small = rows <= SMALL_RESULT_ROWS;
+      t.kept.set(t.key, entry);
+      return rows;
+    },
     close: (conn) => {
-      for (const statement of byConnection.get(conn)?.values() ?? []) statement.destroySync();
+      for (const { statement } of byConnection.get(conn)?.values() ?? []) statement.destroySync();
       byConnection.delete(conn);
     },
   };
@@ -164,7 +301,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
   }
   const waiters: Array<(c: DuckDBConnection) => void> = [];
   const integerDivisionOf = new WeakMap<DuckDBConnection, boolean>();
-  const prepared = preparedStatements();
+  const prepared = preparedStatements(await functionCatalog(idle[0]!));
   const acquire = (): Promise<DuckDBConnection> => {
     const c = idle.pop();
     return c ? Promise.resolve(c) : new Promise((resolve) => waiters.push(resolve));
@@ -211,29 +348,31 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
         await conn.run(`SET integer_division = ${division}`);
         integerDivisionOf.set(conn, division);
       }
-      const result = await prepared.stream(conn, sql, division);
       if (options.rows) {
+        const result = await prepared.stream(conn, sql, division);
         const out = await streamDuckRows(result, options.rows, stopped);
         const why = stopped();
         if (why) throw why;
         return out;
       }
+      // Only counted (and fingerprinted by a shadow check's tap): read to the end, in one call into DuckDB
+      // when the statement is known to return a small result.
       const { tap } = options;
-      tap?.columns(result.columnNames());
-      let rows = 0;
-      for (
-        let chunk = await result.fetchChunk();
-        chunk !== null && chunk.rowCount > 0;
-        chunk = await result.fetchChunk()
-      ) {
-        rows += chunk.rowCount;
-        if (tap) for (const values of chunk.convertRows(duckDbJsonValue)) tap.row(values);
-        const why = stopped();
-        if (why) throw why;
-      }
+      let columns: string[] = [];
+      const rows = await prepared.readAll(conn, sql, division, {
+        columns: (names) => {
+          columns = [...names];
+          tap?.columns(columns);
+        },
+        chunk: (chunk) => {
+          if (tap) for (const values of chunk.convertRows(duckDbJsonValue)) tap.row(values);
+          const why = stopped();
+          if (why) throw why;
+        },
+      });
       const why = stopped();
       if (why) throw why;
-      return { rows, columns: result.columnNames() };
+      return { rows, columns };
     } catch (e) {
       if (isGatewayError(e)) throw e;
       throw stopped() ?? new GatewayError('query-failed', e instanceof Error ? e.message : String(e));

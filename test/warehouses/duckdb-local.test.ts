@@ -123,4 +123,65 @@ describe('duckdb-local: statements kept prepared per connection', () => {
     expect(await firstValue('SELECT 1 AS a; SELECT 2 AS b')).toBe(2);
     expect((await adapter.execute('SELECT n_name FROM nation', { timeoutMs: 5_000 })).rows).toBe(25);
   });
+
+  // A statement whose last result was small runs materialized next time (one call into DuckDB). The size of a
+  // repeated statement's result is steered by a temporary table of the one connection (the file is read-only;
+  // temporary tables live in memory), read when the statement runs.
+  const run = async (sql: string, timeoutMs = 5_000): Promise<string> =>
+    adapter.execute(sql, { timeoutMs }).then(
+      (r) => String(r.rows),
+      (e: unknown) => (isGatewayError(e) ? e.code : String(e)),
+    );
+
+  it('a repeated statement counts exactly when its result grows past one chunk and shrinks again', async () => {
+    await run('CREATE TEMP TABLE size_a AS SELECT 1 AS n');
+    const sql = 'SELECT r.range FROM range(200000) r WHERE r.range < (SELECT n FROM size_a)';
+    for (const n of [1, 1, 5_000, 5_000, 3, 3, 2_047, 2_048, 2_049, 0, 100_000, 1]) {
+      expect(await run(`UPDATE size_a SET n = ${n}`)).toBe('1');
+      expect(await run(sql), `n = ${n}`).toBe(String(n));
+    }
+  });
+
+  it("a shadow check's tap sees every row of a repeated statement, materialized or streamed", async () => {
+    await run('CREATE TEMP TABLE size_b AS SELECT 2 AS n');
+    const sql =
+      'SELECT r.range::INTEGER AS v FROM range(10000) r WHERE r.range < (SELECT n FROM size_b) ORDER BY v';
+    for (const n of [2, 2, 3_000, 2]) {
+      await run(`UPDATE size_b SET n = ${n}`);
+      const seen: unknown[] = [];
+      const columns: string[] = [];
+      const r = await adapter.execute(sql, {
+        timeoutMs: 5_000,
+        tap: { columns: (c) => void columns.push(...c), row: (v) => void seen.push(v[0]) },
+      });
+      expect(r.rows).toBe(n);
+      expect(r.columns).toEqual(['v']);
+      expect(columns).toEqual(['v']);
+      expect(seen.length).toBe(n);
+      expect(seen.at(-1)).toBe(n - 1);
+    }
+  });
+
+  it('a statement run materialized (its last result small) is still stopped by the timeout', async () => {
+    await run('CREATE TEMP TABLE size_c AS SELECT 10 AS n');
+    const sql =
+      'WITH n AS (SELECT r.range FROM range(1000000) r WHERE r.range < (SELECT n FROM size_c)) ' +
+      'SELECT count(*) FROM n a, n b WHERE a.range * b.range = 7';
+    expect(await run(sql)).toBe('1');
+    expect(await run(sql)).toBe('1');
+    await run('UPDATE size_c SET n = 1000000');
+    const started = Date.now();
+    expect(await run(sql, 300)).toBe('query-timeout');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await run('UPDATE size_c SET n = 10');
+    expect(await run(sql)).toBe('1');
+  });
+
+  it('text naming a value that changes per run is never kept prepared (DuckDB binds table arguments once)', async () => {
+    // A kept statement would run range() with its first run's random length every time.
+    const lengths = new Set<string>();
+    for (let i = 0; i < 10; i++)
+      lengths.add(await run('SELECT * FROM range(CAST(1 + floor(random() * 1000000) AS BIGINT))'));
+    expect(lengths.size).toBeGreaterThan(1);
+  });
 });

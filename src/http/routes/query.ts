@@ -61,8 +61,9 @@ export const registerQueryRoute = (api: FastifyInstance, services: Services): vo
             traceId: req.traceId,
             signal: controller.signal,
             ...(stream ? { rows: stream.factory } : kept ? { rows: () => kept.sink } : {}),
-            // A shadow check of this query (if sampled) starts only once the response is out.
-            shadow: { afterResponse: responseSent(reply.raw), warn: (d, m) => req.log.warn(d, m) },
+            // A shadow check of this query (if sampled) starts only once the response is out; the promise
+            // (and its listeners on the response) is made only for a sampled query, before the answer is sent.
+            shadow: { afterResponse: () => responseSent(reply.raw), warn: (d, m) => req.log.warn(d, m) },
           })
           .catch((e: unknown) => {
             if (!stream?.started()) throw e;
