@@ -106,13 +106,9 @@ describe('local mode refuses what it cannot translate faithfully', () => {
   });
 });
 
-describe('GET /warehouses?include=local_functions lists the function families local mode supports', () => {
+describe('GET /warehouses lists the function families local mode supports', () => {
   it('per warehouse, from the translation layer itself', async () => {
-    const res = await gw.app.inject({
-      method: 'GET',
-      url: '/warehouses?include=local_functions',
-      headers: gw.auth,
-    });
+    const res = await gw.app.inject({ method: 'GET', url: '/warehouses', headers: gw.auth });
     const list = res.json<{ warehouses: Array<{ dialect: string; local_functions?: unknown }> }>().warehouses;
     for (const w of list) {
       const d = LOCAL_DIALECTS.find((x) => x === w.dialect);

@@ -161,16 +161,18 @@ describe('GET /warehouses, /openapi.json, health', () => {
       ['aurora', 'local', 'postgres'],
     ]);
     expect((list[0]?.pricing as Record<string, number>).usd_per_tib).toBe(6.25);
-    // The function families (≈ 10 KB) only when asked for.
-    expect(list.some((w) => 'local_functions' in w)).toBe(false);
-    const full = await gw.app.inject({
+    // The function families (≈ 10 KB) by default, as local mode promises; `include=none` leaves them out.
+    expect(list.every((w) => Array.isArray(w.local_functions))).toBe(true);
+    const named = await gw.app.inject({
       method: 'GET',
       url: '/warehouses?include=local_functions',
       headers: gw.auth,
     });
-    const detailed = full.json<{ warehouses: Array<Record<string, unknown>> }>().warehouses;
-    expect(detailed.every((w) => Array.isArray(w.local_functions))).toBe(true);
-    expect(detailed.map(({ local_functions: _f, ...rest }) => rest)).toEqual(list);
+    expect(named.json()).toEqual(res.json());
+    const lean = await gw.app.inject({ method: 'GET', url: '/warehouses?include=none', headers: gw.auth });
+    const short = lean.json<{ warehouses: Array<Record<string, unknown>> }>().warehouses;
+    expect(short.some((w) => 'local_functions' in w)).toBe(false);
+    expect(list.map(({ local_functions: _f, ...rest }) => rest)).toEqual(short);
     const bad = await gw.app.inject({
       method: 'GET',
       url: '/warehouses?include=everything',
@@ -190,8 +192,8 @@ describe('GET /warehouses, /openapi.json, health', () => {
     expect(not.headers.etag).toBe(etag);
     expect((await again(`"other", W/${etag}`)).statusCode).toBe(304);
     expect((await again('"other"')).statusCode).toBe(200);
-    // The detailed listing is another representation: another tag.
-    const full = await again(etag, '/warehouses?include=local_functions');
+    // The lean listing is another representation: another tag.
+    const full = await again(etag, '/warehouses?include=none');
     expect(full.statusCode).toBe(200);
     expect(full.headers.etag).not.toBe(etag);
     // Revalidating still needs a valid key.

@@ -27,7 +27,7 @@ const WarehouseInfo = Type.Object({
       }),
       {
         description:
-          "Function families local mode supports in this warehouse's dialect (only with `include=local_functions`); any other function is refused (422 unsupported-in-local-mode)",
+          "Function families local mode supports in this warehouse's dialect (left out with `include=none`); any other function is refused (422 unsupported-in-local-mode)",
       },
     ),
   ),
@@ -52,9 +52,11 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
         tags: ['warehouses'],
         querystring: Type.Object({
           include: Type.Optional(
-            Type.Literal('local_functions', {
+            Type.Union([Type.Literal('local_functions'), Type.Literal('none')], {
               description:
-                'Also list, per local-mode warehouse, the function families it supports (`local_functions`, ≈ 10 KB)',
+                'What each warehouse carries besides name, mode, dialect and pricing: `local_functions` (the default) ' +
+                'also lists, per local-mode warehouse, the function families it supports (≈ 10 KB); `none` leaves ' +
+                'them out (≈ 600 bytes)',
             }),
           ),
         }),
@@ -66,7 +68,7 @@ export const registerWarehousesRoute = (api: FastifyInstance, services: Services
     },
     (req, reply) => {
       // The same for every request of a process: serialised once (the hot path of an authenticated call).
-      const full = req.query.include === 'local_functions';
+      const full = req.query.include !== 'none';
       const l = full ? (detailed ??= listing(true)) : (lean ??= listing(false));
       const r = reply as FastifyReply;
       r.header('etag', l.etag);
