@@ -180,18 +180,24 @@ describe.each(stores)('query records written together (group commit), %s store',
     expect(Number(counters[0]?.queries)).toBe(1);
   });
 
-  it('records arriving while statements are on their way go together in the next one', async () => {
-    // The first two statements are held until 30 more records have arrived.
+  /** The store, but its first `n` statements wait until `open()`: records meanwhile queue in the recorder. */
+  const holding = (n: number): { held: Queryable; calls: string[]; open: () => void } => {
     let open: () => void = () => undefined;
     const gate = new Promise<void>((r) => (open = r));
     const calls: string[] = [];
     const held: Queryable = {
       query: async (sql, params) => {
         calls.push(sql);
-        if (calls.length <= 2) await gate;
+        if (calls.length <= n) await gate;
         return db.query(sql, params);
       },
     };
+    return { held, calls, open };
+  };
+
+  it('records arriving while statements are on their way go together in the next one', async () => {
+    // The first two statements are held until 30 more records have arrived.
+    const { held, calls, open } = holding(2);
     const recorder = createQueryRecorder(held, { maxInFlight: 2 });
     const day = new Date(Date.UTC(2031, 0, 5));
     const first = recorder.record(record(quiet, 0, day));
@@ -213,16 +219,7 @@ describe.each(stores)('query records written together (group commit), %s store',
 
   it('by default one statement is on its way at a time: everything that arrives meanwhile goes in the next', async () => {
     // Fewer, larger statements: less work per record for the gateway and the store (bench/scale-out run 9).
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((r) => (open = r));
-    const calls: string[] = [];
-    const held: Queryable = {
-      query: async (sql, params) => {
-        calls.push(sql);
-        if (calls.length === 1) await gate;
-        return db.query(sql, params);
-      },
-    };
+    const { held, calls, open } = holding(1);
     const recorder = createQueryRecorder(held);
     const day = new Date(Date.UTC(2031, 0, 6));
     const first = recorder.record(record(quiet, 0, day));
