@@ -14,7 +14,7 @@ import type { TestServer } from './helpers.ts';
  */
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = 'test-results/screenshots';
-const PORT = 56420;
+const PORT = 26420;
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`Skipping newcomer dashboard browser tests: ${CHROMIUM} is missing.`);
 

@@ -128,9 +128,9 @@ describe('account links without a running server (the CLI opens the store)', () 
     const invite = cli(['accounts', 'invite', 'offline2@example.com'], {
       SQLGATE_DATA_DIR: dataDir,
       SQLGATE_HOST: '127.0.0.1',
-      SQLGATE_PORT: '56123',
+      SQLGATE_PORT: '26123',
     });
-    expect(invite.stdout.trim()).toMatch(/^http:\/\/127\.0\.0\.1:56123\/claim\?token=/);
+    expect(invite.stdout.trim()).toMatch(/^http:\/\/127\.0\.0\.1:26123\/claim\?token=/);
     expect(invite.stderr).toMatch(/Created the account offline2@example\.com/);
   });
 });

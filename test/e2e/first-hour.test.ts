@@ -162,17 +162,17 @@ describe('first start and its logs', () => {
     const first = await startGatewayProcess({
       SQLGATE_DATA_DIR: dataDir(),
       SQLGATE_DEMO_SCALE: '0.002',
-      SQLGATE_PORT: '56411',
+      SQLGATE_PORT: '26411',
     });
     procs.push(first);
     const r = await run(['serve'], {
       SQLGATE_DATA_DIR: dataDir(),
       SQLGATE_DEMO_SCALE: '0.002',
-      SQLGATE_PORT: '56411',
+      SQLGATE_PORT: '26411',
     });
     expect(r.code).toBe(1);
-    expect(r.err).toContain('port 56411 on 127.0.0.1 is already in use');
-    expect(r.err).toContain('SQLGATE_PORT=56412 npm start');
+    expect(r.err).toContain('port 26411 on 127.0.0.1 is already in use');
+    expect(r.err).toContain('SQLGATE_PORT=26412 npm start');
     expect(r.err).not.toMatch(/\n\s+at /);
   }, 120_000);
 

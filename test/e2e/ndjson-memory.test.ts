@@ -17,7 +17,7 @@ describe.skipIf(pgUrl === undefined)(
   'NDJSON streaming memory (cold server child process, aurora-postgres)',
   () => {
     it(`streams ${ROWS.toLocaleString('en-US')} rows with the server's RSS rising less than 100 MiB`, async () => {
-      const f = await measureNdjsonMemory(pgUrl ?? '', ROWS, 56320, 10);
+      const f = await measureNdjsonMemory(pgUrl ?? '', ROWS, 26320, 10);
       console.info(`ndjson-memory: ${JSON.stringify(f)}`);
       // The server runs with the flags bin/sqlgate.js gives it (same process: process.execve).
       expect(f.execArgv).toEqual(

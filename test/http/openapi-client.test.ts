@@ -16,7 +16,7 @@ import type { TestGateway } from '../support/app.ts';
  * enum wherever one appears, and is good enough to generate a typed client (openapi-typescript) that calls
  * every operation of the running gateway — type-checked with tsc, then run.
  */
-const PORT = 56430;
+const PORT = 26430;
 let gw: TestGateway;
 let doc: Record<string, unknown>;
 let text = '';

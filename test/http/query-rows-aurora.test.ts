@@ -20,7 +20,7 @@ if (pgUrl === undefined)
 if (myUrl === undefined) console.info('rows from aurora-mysql skipped: SQLGATE_TEST_MYSQL_URL is not set');
 
 /** Ports of this suite (the guardrails range). */
-const PORT = { postgres: 56310, mysql: 56311 } as const;
+const PORT = { postgres: 26310, mysql: 26311 } as const;
 
 const startAurora = async (url: string, port: number) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'sqlgate-rows-aurora-'));

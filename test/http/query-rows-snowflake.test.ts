@@ -14,7 +14,7 @@ import { EXACT_VALUES } from '../support/exact-values.ts';
 
 /**
  * Rows from snowflake (capability `rows`): POST /query with `return_rows` and with Accept: application/x-ndjson,
- * through `snowflake-sdk`'s streamRows to the local stand-in (port 56330; HTTP port 56331 for the disconnect),
+ * through `snowflake-sdk`'s streamRows to the local stand-in (port 26330; HTTP port 26331 for the disconnect),
  * which sends the first rows inline and the rest as result chunks (small ones here, so that results span many).
  */
 const FIRST_ROWS = 100;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   const keys = snowflakeKeys();
   dir = mkdtempSync(join(tmpdir(), 'sqlgate-rows-snowflake-'));
   s = await startSnowflakeStandin({
-    port: 56330,
+    port: 26330,
     publicKey: keys.publicKey,
     holdMs: 50,
     firstRows: FIRST_ROWS,
@@ -39,7 +39,7 @@ beforeAll(async () => {
     SQLGATE_DEFAULT_WAREHOUSE: 'snowflake',
     SQLGATE_RATE_LIMIT_PER_MINUTE: '100000',
   });
-  base = await gw.app.listen({ host: '127.0.0.1', port: 56331 });
+  base = await gw.app.listen({ host: '127.0.0.1', port: 26331 });
 }, 120_000);
 afterAll(async () => {
   await gw?.close();

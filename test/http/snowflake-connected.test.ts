@@ -13,7 +13,7 @@ import { duckDbTpchRowCounts, tpchQueries } from '../support/tpch-duckdb.ts';
 /**
  * POST /query, GET /cost and GET /warehouses with snowflake connected (SQLGATE_SNOWFLAKE_ACCOUNT, key-pair
  * authentication from SQLGATE_SNOWFLAKE_PRIVATE_KEY_FILE) through `snowflake-sdk` to the local stand-in
- * (port 56215), which holds the TPC-H corpus in SQLGATE.TPCH.
+ * (port 26215), which holds the TPC-H corpus in SQLGATE.TPCH.
  */
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const YEAR_QUERY = 'SELECT o_orderkey FROM orders WHERE EXTRACT(YEAR FROM o_orderdate) = 1995';
@@ -24,7 +24,7 @@ let dir: string;
 beforeAll(async () => {
   const keys = snowflakeKeys();
   dir = mkdtempSync(join(tmpdir(), 'sqlgate-snowflake-'));
-  s = await startSnowflakeStandin({ port: 56215, publicKey: keys.publicKey, holdMs: 100 });
+  s = await startSnowflakeStandin({ port: 26215, publicKey: keys.publicKey, holdMs: 100 });
   gw = await startTestGateway({
     ...snowflakeEnv(s, keys.privateKey, dir),
     SQLGATE_SNOWFLAKE_WAREHOUSE_SIZE: 'SMALL',
@@ -150,7 +150,7 @@ describe('snowflake connected', () => {
 
   it('the client going away cancels the statement on Snowflake (abort-request)', async () => {
     s.faults = { queryDelayMs: 10_000 };
-    const base = await gw.app.listen({ host: '127.0.0.1', port: 56216 });
+    const base = await gw.app.listen({ host: '127.0.0.1', port: 26216 });
     const controller = new AbortController();
     const before = s.aborts.length;
     const request = fetch(`${base}/query`, {

@@ -10,8 +10,8 @@ const REDIS_URL = process.env.SQLGATE_TEST_REDIS_URL;
 if (REDIS_URL === undefined)
   process.stdout.write('scale-out rate limiter: Redis tests skipped, SQLGATE_TEST_REDIS_URL is not set\n');
 
-/** A private redis-server for the outage test (scale-out's port range is 56500–56599). */
-const OWN_REDIS_PORT = 56_510;
+/** A private redis-server for the outage test (scale-out's port range is 26500–26599). */
+const OWN_REDIS_PORT = 26_510;
 
 const clients: Redis[] = [];
 const prefix = `sqlgate-test-scaleout-${randomBytes(4).toString('hex')}:`;

@@ -19,8 +19,8 @@ export const missing = (): string | undefined =>
       ? 'SQLGATE_TEST_REDIS_URL is not set (a Redis URL)'
       : undefined;
 
-/** Ports of this work (56500–56599): gateways from 56530, receivers from 56560, a private Redis at 56511. */
-export const PORTS = { gateway: 56_530, receiver: 56_560, ownRedis: 56_511 } as const;
+/** Ports of this work (26500–26599): gateways from 26530, receivers from 26560, a private Redis at 26511. */
+export const PORTS = { gateway: 26_530, receiver: 26_560, ownRedis: 26_511 } as const;
 
 /**
  * A deployment of replicas: its own PostgreSQL schema `scaleout_<random>` and Redis key prefix, and a data

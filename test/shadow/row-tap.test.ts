@@ -39,7 +39,7 @@ const openEngine = async (
   }
   if (engine === 'snowflake') {
     const keys = snowflakeKeys();
-    const standin = await startSnowflakeStandin({ port: 56230, publicKey: keys.publicKey });
+    const standin = await startSnowflakeStandin({ port: 26230, publicKey: keys.publicKey });
     const adapter = await openSnowflake({
       account: standin.account,
       user: standin.user,
@@ -64,7 +64,7 @@ const openEngine = async (
 /**
  * What each adapter hands to `ExecuteOptions.tap` makes fingerprints that compare rows as POST /verify does:
  * numbers by exact value whatever their SQL type, never rounded, apart from strings and NULL; rows as a multiset.
- * Snowflake runs on its stand-in (port 56230), its rows streamed in array mode and converted as for a sink.
+ * Snowflake runs on its stand-in (port 26230), its rows streamed in array mode and converted as for a sink.
  */
 describe.each([
   { engine: 'duckdb', skip: false, decimal: 'DECIMAL(20,2)', big: 'BIGINT' },

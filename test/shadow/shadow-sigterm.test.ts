@@ -20,7 +20,7 @@ describe('SIGTERM with shadow checks pending', () => {
   it('finishes or drops them within the grace and exits 0', async () => {
     const env = {
       SQLGATE_DATA_DIR: dataDir,
-      SQLGATE_PORT: '56100',
+      SQLGATE_PORT: '26100',
       SQLGATE_LOG_LEVEL: 'info',
       SQLGATE_DEMO_SCALE: '0.05',
       SQLGATE_REWRITE_BUDGET_MS: '5000',

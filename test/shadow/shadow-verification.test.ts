@@ -82,7 +82,7 @@ const FLAVOURS = [
     skip: pgUrl === undefined || !existsSync(CORPUS_DIR),
     warehouse: 'bigquery',
     env: async () => {
-      const s = await startBigQueryStandin({ pageSize: 7, pollWaitMs: 100, port: 56101 });
+      const s = await startBigQueryStandin({ pageSize: 7, pollWaitMs: 100, port: 26101 });
       return {
         env: {
           SQLGATE_BIGQUERY_PROJECT: s.project,
@@ -105,7 +105,7 @@ const FLAVOURS = [
     env: async () => {
       const keys = snowflakeKeys();
       const keyDir = mkdtempSync(join(tmpdir(), 'sqlgate-shadow-sf-'));
-      const s = await startSnowflakeStandin({ port: 56231, publicKey: keys.publicKey });
+      const s = await startSnowflakeStandin({ port: 26231, publicKey: keys.publicKey });
       return {
         env: {
           ...snowflakeEnv(s, keys.privateKey, keyDir),

@@ -5,7 +5,7 @@ import { openAuroraPostgres } from '../../src/warehouses/aurora-postgres.ts';
 import { ownPostgresUnavailable, startOwnPostgres } from '../support/own-postgres.ts';
 import { createPgTpchSchema } from '../support/pg-schema.ts';
 
-const PORT = Number(process.env.SQLGATE_TEST_PG_FAULT_PORT ?? 55432);
+const PORT = Number(process.env.SQLGATE_TEST_PG_FAULT_PORT ?? 25432);
 const unavailable = ownPostgresUnavailable();
 if (unavailable !== undefined) console.info(`aurora-postgres faults skipped: ${unavailable}`);
 

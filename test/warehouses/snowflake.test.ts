@@ -17,7 +17,7 @@ import type { SnowflakeStandin } from '../support/snowflake-standin.ts';
 
 /**
  * Snowflake connected, through the real `snowflake-sdk` against the local stand-in (test/support/
- * snowflake-standin.ts), on ports 56210–56219. Key-pair authentication with a key generated here.
+ * snowflake-standin.ts), on ports 26210–26219. Key-pair authentication with a key generated here.
  */
 const keys = snowflakeKeys();
 
@@ -48,7 +48,7 @@ const rejection = async (p: Promise<unknown>): Promise<GatewayError> => {
 };
 
 describeConformance('snowflake (stand-in)', async () => {
-  const standin = await startSnowflakeStandin({ port: 56210, publicKey: keys.publicKey });
+  const standin = await startSnowflakeStandin({ port: 26210, publicKey: keys.publicKey });
   const adapter = await open(standin);
   return {
     adapter,
@@ -64,7 +64,7 @@ describe('snowflake connected: the driver against the stand-in', () => {
   let adapter!: Awaited<ReturnType<typeof open>>;
   beforeAll(async () => {
     standin = await startSnowflakeStandin({
-      port: 56211,
+      port: 26211,
       publicKey: keys.publicKey,
       holdMs: 100,
       firstRows: 100,
@@ -283,7 +283,7 @@ describe('snowflake connected: the driver against the stand-in', () => {
 describe('snowflake connected: authentication and faults', () => {
   let standin!: SnowflakeStandin;
   beforeAll(async () => {
-    standin = await startSnowflakeStandin({ port: 56212, publicKey: keys.publicKey });
+    standin = await startSnowflakeStandin({ port: 26212, publicKey: keys.publicKey });
   });
   afterAll(async () => {
     await standin.close();
@@ -390,7 +390,7 @@ describe('snowflake connected: authentication and faults', () => {
   });
 
   it('the endpoint not listening: warehouse-unavailable naming the endpoint', async () => {
-    const gone = await startSnowflakeStandin({ port: 56213 });
+    const gone = await startSnowflakeStandin({ port: 26213 });
     const url = gone.url;
     await gone.close();
     const a = await openSnowflake({
@@ -414,7 +414,7 @@ describe('snowflake connected: authentication and faults', () => {
 
   it('a result chunk failing mid-result: warehouse-unavailable, not a short count', async () => {
     const chunked = await startSnowflakeStandin({
-      port: 56214,
+      port: 26214,
       publicKey: keys.publicKey,
       firstRows: 100,
       chunkRows: 1000,
