@@ -12,6 +12,7 @@ import type { App } from '../../src/http/app.ts';
 import type { Services } from '../../src/http/services.ts';
 import { closeServices, createServices } from '../../src/runtime.ts';
 import { EXACT_VALUES } from '../support/exact-values.ts';
+import { readThenPause } from '../support/paused-reader.ts';
 
 const pgUrl = process.env.SQLGATE_TEST_POSTGRES_URL;
 const myUrl = process.env.SQLGATE_TEST_MYSQL_URL;
@@ -131,16 +132,7 @@ describe.skipIf(pgUrl === undefined)('rows from aurora-postgres', () => {
     const [res] = (await once(req, 'response')) as [IncomingMessage];
     expect(res.statusCode).toBe(200);
     // Read a little, then stop reading: back-pressure holds the cursor open between FETCHes.
-    await new Promise<void>((resolve) => {
-      let got = 0;
-      res.on('data', (c: Buffer) => {
-        got += c.length;
-        if (got >= 64 * 1024) {
-          res.pause();
-          resolve();
-        }
-      });
-    });
+    await readThenPause(res);
     expect(await until(async () => (await streaming()) > 0, 5_000)).toBe(true);
     req.destroy();
     expect(await until(async () => (await streaming()) === 0, 10_000)).toBe(true);

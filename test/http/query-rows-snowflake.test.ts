@@ -11,6 +11,7 @@ import { snowflakeKeys, snowflakeEnv } from '../support/snowflake-keys.ts';
 import { startSnowflakeStandin } from '../support/snowflake-standin.ts';
 import type { SnowflakeStandin } from '../support/snowflake-standin.ts';
 import { EXACT_VALUES } from '../support/exact-values.ts';
+import { readThenPause } from '../support/paused-reader.ts';
 
 /**
  * Rows from snowflake (capability `rows`): POST /query with `return_rows` and with Accept: application/x-ndjson,
@@ -145,16 +146,7 @@ describe('rows from snowflake', () => {
     req.end(JSON.stringify({ query: `SELECT l_orderkey, REPEAT(l_comment, 40) AS c FROM lineitem` }));
     const [res] = (await once(req, 'response')) as [IncomingMessage];
     expect(res.statusCode).toBe(200);
-    await new Promise<void>((resolve) => {
-      let got = 0;
-      res.on('data', (c: Buffer) => {
-        got += c.length;
-        if (got >= 64 * 1024) {
-          res.pause();
-          resolve();
-        }
-      });
-    });
+    await readThenPause(res);
     // Back-pressure: with the client not reading, the driver stops asking for chunks.
     await new Promise((r) => setTimeout(r, 1_000));
     const held = chunkRequests();
