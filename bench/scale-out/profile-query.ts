@@ -8,13 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { NODE, ROOT, runCli } from '../../test/helpers/process.ts';
 import { adminQuery } from '../../test/support/pg-schema.ts';
+import { dropDeployment } from './deployment.ts';
 
 const autocannon = createRequire(import.meta.url)('autocannon') as (o: object) => Promise<{
   requests: { average: number };
@@ -138,10 +138,5 @@ try {
   proc.kill('SIGTERM');
   await exited;
 } finally {
-  await adminQuery(PG, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  const r = new Redis(REDIS);
-  const keys = await r.keys(`${prefix}*`);
-  if (keys.length > 0) await r.del(...keys);
-  r.disconnect();
-  rmSync(dataDir, { recursive: true, force: true });
+  await dropDeployment({ pg: PG, redis: REDIS, schema, prefix, dataDir });
 }

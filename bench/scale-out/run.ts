@@ -20,13 +20,13 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { NODE, ROOT, runCli, startGatewayProcess } from '../../test/helpers/process.ts';
 import { adminQuery } from '../../test/support/pg-schema.ts';
+import { dropDeployment } from './deployment.ts';
 
 type Result = {
   requests: { average: number };
@@ -285,12 +285,7 @@ const main = async (): Promise<void> => {
     }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    await adminQuery(PG, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    const r = new Redis(REDIS);
-    const keys = await r.keys(`${prefix}*`);
-    if (keys.length > 0) await r.del(...keys);
-    r.disconnect();
-    rmSync(dataDir, { recursive: true, force: true });
+    await dropDeployment({ pg: PG, redis: REDIS, schema, prefix, dataDir });
   }
   const bare = (w: number) =>
     rows.find((x) => x.target === 'bare Fastify' && x.workers === w)!.r.requests.average;
