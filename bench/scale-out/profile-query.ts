@@ -2,9 +2,12 @@
  * A CPU profile of `sqlgate serve` (1 process) under autocannon POST /query of SELECT 1 (local mode), with the
  * scale-out bench's settings (PostgreSQL store in a schema of its own, Redis rate limit): writes the
  * `.cpuprofile` to the directory given and prints the requests/s; sum it with cpuprofile-summary.ts.
+ * `--route=` profiles another route instead: `warehouses`, `lean` (GET /warehouses?include=none), `cost1`
+ * (GET /cost of SELECT 1), `costagg` (GET /cost of a one-table aggregate, the same text every time).
+ * `--no-profile`: only the requests/s and CPU per request, without the profiler's own cost.
  *
  *   SQLGATE_TEST_POSTGRES_URL=… SQLGATE_TEST_REDIS_URL=… node bench/scale-out/profile-query.ts <out-dir>
- *     [seconds=10] [--port=57320] [--prefix=hotq2_prof]
+ *     [seconds=10] [--port=27120] [--prefix=hotq2_prof] [--route=query] [--no-profile]
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -25,7 +28,8 @@ const args = process.argv.slice(2);
 const positional = args.filter((a) => !a.startsWith('--'));
 const outDir = resolve(positional[0] ?? 'cpuprof');
 const seconds = Number(positional[1] ?? 10);
-const port = Number(args.find((a) => a.startsWith('--port='))?.slice(7) ?? 57_320);
+const port = Number(args.find((a) => a.startsWith('--port='))?.slice(7) ?? 27_120);
+const route = args.find((a) => a.startsWith('--route='))?.slice(8) ?? 'query';
 const prefixArg = args.find((a) => a.startsWith('--prefix='))?.slice(9) ?? 'hotq2_prof';
 const PG = process.env.SQLGATE_TEST_POSTGRES_URL;
 const REDIS = process.env.SQLGATE_TEST_REDIS_URL;
@@ -55,7 +59,7 @@ const env: Record<string, string> = {
 await adminQuery(PG, `CREATE SCHEMA ${schema}`);
 try {
   const key = (await runCli(['keys', 'create', '--account', 'bench@profile.test'], env)).trim();
-  const proc = spawn(NODE, ['--cpu-prof', `--cpu-prof-dir=${outDir}`, `${ROOT}bin/sqlgate.js`, 'serve'], {
+  const proc = spawn(NODE, [...(args.includes('--no-profile') ? [] : ['--cpu-prof', `--cpu-prof-dir=${outDir}`]), `${ROOT}bin/sqlgate.js`, 'serve'], {
     env,
     cwd: ROOT,
   });
@@ -70,13 +74,25 @@ try {
     proc.stderr.on('data', on);
     proc.once('exit', () => fail(new Error(`gateway exited:\n${out}`)));
   });
-  const o = {
-    url: `http://127.0.0.1:${port}/query`,
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'SELECT 1' }),
-    connections: 50,
+  const auth = { authorization: `Bearer ${key}` };
+  const base = `http://127.0.0.1:${port}`;
+  const AGGREGATE =
+    'SELECT l_returnflag, sum(l_quantity) AS sum_qty, count(*) AS count_order FROM lineitem ' +
+    "WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag ORDER BY l_returnflag";
+  const routes: Record<string, object> = {
+    query: {
+      url: `${base}/query`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'SELECT 1' }),
+    },
+    warehouses: { url: `${base}/warehouses`, headers: auth },
+    lean: { url: `${base}/warehouses?include=none`, headers: auth },
+    cost1: { url: `${base}/cost?query=${encodeURIComponent('SELECT 1')}`, headers: auth },
+    costagg: { url: `${base}/cost?query=${encodeURIComponent(AGGREGATE)}`, headers: auth },
   };
+  const o = { ...routes[route], connections: 50 };
+  if (routes[route] === undefined) throw new Error(`--route: one of ${Object.keys(routes).join(', ')}`);
   await autocannon({ ...o, duration: 2 });
   // CPU time (utime + stime, clock ticks of 10 ms) of the whole process and of its main thread, from /proc.
   const ticks = (path: string): number => {
@@ -121,7 +137,7 @@ try {
   const n = r.requests.average * seconds;
   const us = (t: number): string => ((t * 10_000) / n).toFixed(0);
   process.stdout.write(
-    `POST /query SELECT 1: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; CPU per request: process ${us(p1 - p0)} µs, main thread ${us(m1 - m0)} µs; every PostgreSQL process ${us(pg1 - pg0)} µs\n`,
+    `${route}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; CPU per request: process ${us(p1 - p0)} µs, main thread ${us(m1 - m0)} µs; every PostgreSQL process ${us(pg1 - pg0)} µs\n`,
   );
   const byName = new Map<string, number>();
   for (const [k, v] of t1) {

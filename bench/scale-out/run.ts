@@ -13,8 +13,8 @@
  * `--query-only`: only bare Fastify, POST /query and its DuckDB baselines (a shorter run). Ports: four from
  * `--ports` (default 56570–56573). `--before=<dir>`: also POST /query on the gateway of another checkout of
  * this repository (its node_modules installed or linked), on the same store, data and key: before/after in one
- * run. `--workers=1`: only that many processes. `--routes=warehouses,cost1,costagg,query,body,memory`: only
- * those (default all; bare Fastify and the DuckDB baselines always run). `--baseline=<dir>`: also the GET routes
+ * run. `--workers=1`: only that many processes. `--routes=warehouses,lean,cost1,costagg,query,body,memory`: only
+ * those (`lean`: GET /warehouses?include=none) (default all; bare Fastify and the DuckDB baselines always run). `--baseline=<dir>`: also the GET routes
  * selected on another checkout's gateway (rows marked "(baseline)"), the same way `--before` does POST /query.
  */
 import { spawn } from 'node:child_process';
@@ -159,6 +159,12 @@ const main = async (): Promise<void> => {
             target: `GET /warehouses${mark}`,
             workers,
             r: await run({ url: `${base}/warehouses`, headers: auth }),
+          });
+        if (wants('lean'))
+          rows.push({
+            target: `GET /warehouses?include=none${mark}`,
+            workers,
+            r: await run({ url: `${base}/warehouses?include=none`, headers: auth }),
           });
         if (wants('cost1'))
           rows.push({
