@@ -59,10 +59,18 @@ const env: Record<string, string> = {
 await adminQuery(PG, `CREATE SCHEMA ${schema}`);
 try {
   const key = (await runCli(['keys', 'create', '--account', 'bench@profile.test'], env)).trim();
-  const proc = spawn(NODE, [...(args.includes('--no-profile') ? [] : ['--cpu-prof', `--cpu-prof-dir=${outDir}`]), `${ROOT}bin/sqlgate.js`, 'serve'], {
-    env,
-    cwd: ROOT,
-  });
+  const proc = spawn(
+    NODE,
+    [
+      ...(args.includes('--no-profile') ? [] : ['--cpu-prof', `--cpu-prof-dir=${outDir}`]),
+      `${ROOT}bin/sqlgate.js`,
+      'serve',
+    ],
+    {
+      env,
+      cwd: ROOT,
+    },
+  );
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   await new Promise<void>((ok, fail) => {
     let out = '';

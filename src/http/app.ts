@@ -19,10 +19,10 @@ import { registerDashboard } from './dashboard/plugin.ts';
 import { sendNotFoundPage } from './dashboard/layout.ts';
 import { badPathParam, headerBytes } from './edge-guards.ts';
 import { requestSerializer } from './log-redaction.ts';
-import { lowerCaseWarehouse, validationDetail } from './request-wording.ts';
-import { RequestLogController } from './request-log.ts';
+import { lowerCaseWarehouse, namesWarehouse, validationDetail } from './request-wording.ts';
+import { RequestLogController, lazyChildLogger } from './request-log.ts';
 import type { DestinationStream } from 'pino';
-import type { Histogram } from 'prom-client';
+import type { DurationSeries } from './metrics.ts';
 
 export type App = FastifyInstance;
 
@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
     principal?: Principal;
+    /** Ends the request's count as fresh work (jobs/foreground.ts), when the gateway counts them. */
+    leaveForeground: (() => void) | undefined;
   }
 }
 
@@ -91,6 +93,8 @@ export const buildApp = async (
           },
     // One line per request at debug (request-log.ts), not Fastify's two at info.
     logController: new RequestLogController(),
+    // A request's logger is made when it first writes a line (at the default level, never).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.maxBodyBytes,
     // GET /cost carries the query in the URL: Node's bound (request line + header fields) allows a URL as long
     // as the query limit needs, percent-encoded; the header fields alone are bounded in onRequest (edge-guards.ts).
@@ -118,7 +122,9 @@ export const buildApp = async (
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('traceId', '');
+  app.decorateRequest('leaveForeground', undefined);
   const foreground = services.foreground;
+  let closing = false;
   app.addHook('onRequest', (req, reply, done) => {
     req.traceId = String(req.id);
     const size = headerBytes(req);
@@ -140,24 +146,27 @@ export const buildApp = async (
       void notFound(req, reply);
       return;
     }
-    // Background work (webhook delivery) gives way while the request is young; 'close' comes exactly once.
-    if (foreground) reply.raw.on('close', foreground.enter());
+    // Background work (webhook delivery) gives way while the request is young; it leaves when answered.
+    if (foreground) req.leaveForeground = foreground.enter();
+    // During shutdown every answer closes its connection, so a keep-alive client cannot hold close() open.
+    if (closing) reply.header('connection', 'close');
     done();
   });
   // Request durations, by (method, route, status): each route observes its own (its path bound in the hook:
-  // no route options read per request), with one histogram child per method and status, bound once.
-  type Child = Histogram.Internal<'method' | 'route' | 'status'>;
+  // no route options read per request), with one series per method and status, found once. A request also
+  // stops counting as fresh here (foreground.ts; one that never finishes stops when it is no longer fresh).
   const observer = (route: string) => {
-    const children = new Map<string, Map<number, Child>>();
+    const byMethod = new Map<string, Map<number, DurationSeries>>();
     return (req: FastifyRequest, reply: FastifyReply): void => {
-      let byStatus = children.get(req.method);
-      if (byStatus === undefined) children.set(req.method, (byStatus = new Map<number, Child>()));
-      let child = byStatus.get(reply.statusCode);
-      if (child === undefined) {
-        child = services.metrics.httpDuration.labels(req.method, route, String(reply.statusCode));
-        byStatus.set(reply.statusCode, child);
+      req.leaveForeground?.();
+      let byStatus = byMethod.get(req.method);
+      if (byStatus === undefined) byMethod.set(req.method, (byStatus = new Map<number, DurationSeries>()));
+      let series = byStatus.get(reply.statusCode);
+      if (series === undefined) {
+        series = services.metrics.httpDuration.series(req.method, route, String(reply.statusCode));
+        byStatus.set(reply.statusCode, series);
       }
-      child.observe(reply.elapsedTime / 1000);
+      series.observe(reply.elapsedTime / 1000);
     };
   };
   app.addHook('onRoute', (route) => {
@@ -174,15 +183,16 @@ export const buildApp = async (
   const unrouted = (req: FastifyRequest, reply: FastifyReply): void =>
     void reply.raw.once('finish', () => observeUnrouted(req, reply));
 
-  // Responses finished during shutdown close their connection, so a keep-alive client cannot hold close() open.
-  let closing = false;
+  // Shutdown: requests that arrive meanwhile are answered with `Connection: close` (above). Those in flight
+  // when it began had their headers made without it: their connections are closed once idle (checked every
+  // 20 ms until the server has closed), without a hook on every response.
   app.addHook('preClose', (done) => {
     closing = true;
+    const server = app.server;
+    const idle = setInterval(() => server.closeIdleConnections(), 20);
+    idle.unref();
+    server.once('close', () => clearInterval(idle));
     done();
-  });
-  app.addHook('onSend', (_req, reply, payload, done) => {
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
   });
 
   app.addSchema(ProblemSchema);
@@ -288,7 +298,15 @@ export const buildApp = async (
     // The API speaks JSON only: a text body is 415, not a string that fails validation.
     api.removeContentTypeParser('text/plain');
     api.addHook('onRequest', auth);
-    api.addHook('preValidation', lowerCaseWarehouse);
+    // Only routes that take a warehouse name lower it (a hook on every route would cost the others a step).
+    api.addHook('onRoute', (route) => {
+      if (!namesWarehouse(route.schema?.body) && !namesWarehouse(route.schema?.querystring)) return;
+      const own = route.preValidation;
+      route.preValidation =
+        own === undefined
+          ? [lowerCaseWarehouse]
+          : [...(Array.isArray(own) ? own : [own]), lowerCaseWarehouse];
+    });
     await registerApiRoutes(api, services, config);
   });
   await registerDashboard(app, services, config);

@@ -1,5 +1,6 @@
 import { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyChildLoggerFactory } from 'fastify/types/logger.js';
 
 /** Whether a line at `level` would be written (pino says; a logger that cannot say is asked to write it). */
 const enabled = (log: FastifyBaseLogger, level: string): boolean => {
@@ -41,3 +42,85 @@ export class RequestLogController extends LogController {
     if (enabled(req.log, 'debug')) req.log.debug({ req }, 'route not found');
   }
 }
+
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+type Bindings = Record<string, unknown>;
+type ChildOptions = { level?: string } & Record<string, unknown>;
+
+/**
+ * A request's logger (`req.log`, `reply.log`) that makes its pino child, with the request id bound, only when
+ * it writes a line at an enabled level, or is asked for its bindings or a child of its own. Fastify makes one
+ * for every request, and pino's `child` is most of a microsecond; at the default level no request writes one.
+ */
+class LazyRequestLogger {
+  readonly #parent: FastifyBaseLogger;
+  readonly #bindings: Bindings;
+  #real: FastifyBaseLogger | undefined;
+
+  constructor(parent: FastifyBaseLogger, bindings: Bindings) {
+    this.#parent = parent;
+    this.#bindings = bindings;
+  }
+
+  #made(): FastifyBaseLogger {
+    return (this.#real ??= this.#parent.child(this.#bindings));
+  }
+
+  #write(level: Level, args: unknown[]): void {
+    const log = this.#real ?? this.#parent;
+    if (!enabled(log, level)) return;
+    this.#made()[level](...args);
+  }
+
+  get level(): string {
+    return (this.#real ?? this.#parent).level;
+  }
+
+  set level(level: string) {
+    this.#made().level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return enabled(this.#real ?? this.#parent, level);
+  }
+
+  bindings(): Bindings {
+    return (this.#made() as unknown as { bindings(): Bindings }).bindings();
+  }
+
+  child(bindings: Bindings, options?: ChildOptions): FastifyBaseLogger {
+    return this.#made().child(bindings, options);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
+
+  silent(): void {
+    // Writes nothing, as pino's.
+  }
+}
+
+/** Fastify's `childLoggerFactory`: a lazy child, unless the route sets options of its own (a level). */
+export const lazyChildLogger: FastifyChildLoggerFactory = (logger, bindings, opts) =>
+  Object.keys(opts).length > 0 ? logger.child(bindings, opts) : new LazyRequestLogger(logger, bindings);

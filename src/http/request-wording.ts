@@ -53,6 +53,19 @@ const article = (type: string): string =>
  * Warehouse names are matched without regard to case (`BigQuery` is bigquery): the request's `warehouse` is
  * lowered before validation when that makes it a known name; anything else still fails with the allowed list.
  */
+/** Whether a request schema (a JSON Schema object, its alternatives included) has a `warehouse` property. */
+export const namesWarehouse = (schema: unknown): boolean => {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const s = schema as {
+    properties?: Record<string, unknown>;
+    anyOf?: unknown[];
+    oneOf?: unknown[];
+    allOf?: unknown[];
+  };
+  if (s.properties !== undefined && Object.hasOwn(s.properties, 'warehouse')) return true;
+  return [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].some(namesWarehouse);
+};
+
 export const lowerCaseWarehouse = (req: FastifyRequest, _reply: unknown, done: () => void): void => {
   lowerIn(req.body);
   lowerIn(req.query);

@@ -214,6 +214,26 @@ describe('credentials never reach the log', () => {
     }
   });
 
+  it("binds each request's line to its own trace id (the request logger is made lazily)", async () => {
+    for (let i = 0; i < 5; i++) {
+      const trace = randomBytes(16).toString('hex');
+      log.lines.length = 0;
+      await app.inject({
+        method: 'GET',
+        url: '/healthz',
+        headers: { traceparent: `00-${trace}-${'1'.repeat(16)}-01` },
+      });
+      const lines = log.lines
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { reqId?: string; msg?: string });
+      const done = lines.filter((l) => l.msg === 'request completed');
+      expect(done).toHaveLength(1);
+      expect(done[0]?.reqId).toBe(trace);
+    }
+  });
+
   it('keeps the rest of the URL for diagnosis', async () => {
     log.lines.length = 0;
     await app.inject({ method: 'GET', url: '/healthz?warehouse=aurora&token=abc' });
