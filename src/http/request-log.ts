@@ -69,7 +69,8 @@ class LazyRequestLogger {
   #write(level: Level, args: unknown[]): void {
     const log = this.#real ?? this.#parent;
     if (!enabled(log, level)) return;
-    this.#made()[level](...args);
+    const real = this.#made();
+    Reflect.apply(real[level], real, args);
   }
 
   get level(): string {
