@@ -82,10 +82,12 @@ export type QueryService = {
     signal?: AbortSignal;
   }): Promise<CostReport>;
   /**
-   * The report `cost` would give from memory for this exact text (a text seen before, its catalog current),
-   * without preparing anything; undefined when it must be prepared. Throws as `cost` for an unknown warehouse.
+   * The report `cost` would give from memory for this exact text (a text seen before, its catalog current and
+   * known to the adapter without a wait: `introspectNow`), at once, without preparing anything; undefined when
+   * `cost` must be asked (which still answers from memory when the catalog takes a wait to confirm). Throws as
+   * `cost` for an unknown warehouse.
    */
-  rememberedCost(sql: string, warehouse?: string): Promise<CostReport | undefined>;
+  rememberedCostNow(sql: string, warehouse?: string): CostReport | undefined;
   resolve(name: string | undefined): Warehouse;
 };
 
@@ -185,7 +187,13 @@ export const createQueryService = (deps: {
 
   return {
     resolve,
-    rememberedCost: (sql, warehouse) => remembered(resolve(warehouse), sql),
+    rememberedCostNow: (sql, warehouse) => {
+      const w = resolve(warehouse);
+      const known = w.cost.pure === true ? reportsOf(w).get(sql) : undefined;
+      if (known === undefined || known.basis.quarantine !== deps.settings.quarantine?.()) return undefined;
+      const catalog = w.adapter.introspectNow?.(known.basis.tables);
+      return catalog !== undefined && catalog === known.basis.catalog ? known.report : undefined;
+    },
     cost: async ({ sql, warehouse, principal, signal }) => {
       const w = resolve(warehouse);
       // A remembered answer takes no SQL worker nor connection: nothing for the account's limit to share.

@@ -146,6 +146,11 @@ export type WarehouseAdapter = {
    * may ignore it and return everything they have.
    */
   introspect(tables?: readonly NamedTable[]): Promise<Catalog>;
+  /**
+   * What `introspect(tables)` would give now when the adapter has it in memory (no I/O, no wait); undefined
+   * when it would have to load. Absent: never known without `introspect`.
+   */
+  introspectNow?(tables?: readonly NamedTable[]): Catalog | undefined;
   explain?(sql: string): Promise<ExplainResult>;
   dryRun?(sql: string): Promise<DryRunResult>;
   /** Whether the warehouse answers now (for /readyz). */

@@ -402,6 +402,7 @@ export const openDuckDbLocal = async (opts: DuckDbLocalOptions): Promise<Warehou
     capabilities: CAPABILITIES,
     execute,
     introspect,
+    introspectNow: () => cached,
     ping: async () => {
       const conn = await acquire();
       try {

@@ -77,6 +77,11 @@ export const localMode = (
       catalog = c;
       return c;
     },
+    introspectNow: (tables) => {
+      const c = engine.introspectNow?.(tables);
+      if (c !== undefined) catalog = c;
+      return c;
+    },
     ping: () => engine.ping(),
     close: () => Promise.resolve(),
   };

@@ -131,14 +131,23 @@ describe('prepare cache', () => {
 });
 
 describe('GET /cost by exact text (the report remembered in front of the prepare cache)', () => {
-  /** The warehouse's adapter gives `catalog()` until the returned function puts it back. */
-  const swapCatalog = (name: string, catalog: () => Promise<Catalog>): (() => void) => {
+  /**
+   * The warehouse's adapter gives `catalog()` until the returned function puts it back: through `introspect`
+   * and, as an adapter holding its catalog in memory does, at once through `introspectNow` (the path a
+   * remembered report takes without a promise).
+   */
+  const swapCatalog = (name: string, catalog: () => Catalog): (() => void) => {
     const adapter = gw.services.warehouses.get(name).adapter as {
       introspect: Warehouse['adapter']['introspect'];
+      introspectNow?: Warehouse['adapter']['introspectNow'];
     };
-    const own = adapter.introspect;
-    adapter.introspect = () => catalog();
-    return () => void (adapter.introspect = own);
+    const [own, ownNow] = [adapter.introspect, adapter.introspectNow];
+    adapter.introspect = () => Promise.resolve(catalog());
+    adapter.introspectNow = () => catalog();
+    return () => {
+      adapter.introspect = own;
+      adapter.introspectNow = ownNow;
+    };
   };
   /** The catalog with every table's measured sizes multiplied by `k`: another version, other prices. */
   const scaled = (c: Catalog, k: number): Catalog => ({
@@ -171,7 +180,7 @@ describe('GET /cost by exact text (the report remembered in front of the prepare
   it('a repeated text reaches neither the pool nor the prepare cache; a changed catalog is priced anew', async () => {
     const real = await gw.services.warehouses.get('bigquery').adapter.introspect();
     let catalog = real;
-    const restore = swapCatalog('bigquery', () => Promise.resolve(catalog));
+    const restore = swapCatalog('bigquery', () => catalog);
     try {
       const sql = 'SELECT l_orderkey, l_comment FROM lineitem WHERE l_quantity > 7';
       const url = `/cost?warehouse=bigquery&query=${encodeURIComponent(sql)}`;
@@ -195,6 +204,26 @@ describe('GET /cost by exact text (the report remembered in front of the prepare
       expect(await get()).toEqual(a);
     } finally {
       restore();
+    }
+  });
+
+  it('an adapter that cannot tell its catalog without a wait still answers a repeated text from memory', async () => {
+    const adapter = gw.services.warehouses.get('snowflake').adapter as {
+      introspectNow?: Warehouse['adapter']['introspectNow'];
+    };
+    const own = adapter.introspectNow;
+    adapter.introspectNow = () => undefined;
+    try {
+      const url = `/cost?warehouse=snowflake&query=${encodeURIComponent('SELECT count(*) FROM part WHERE p_size > 3')}`;
+      const a = await gw.app.inject({ method: 'GET', url, headers: gw.auth });
+      const cache = prepareCacheOf(gw.services.warehouses.get('snowflake'));
+      const [calls, lookups] = [poolCalls, cache.hits + cache.misses];
+      const b = await gw.app.inject({ method: 'GET', url, headers: gw.auth });
+      expect(a.statusCode).toBe(200);
+      expect(b.body).toBe(a.body);
+      expect([poolCalls, cache.hits + cache.misses]).toEqual([calls, lookups]);
+    } finally {
+      adapter.introspectNow = own;
     }
   });
 

@@ -32,26 +32,29 @@ export const registerCostRoute = (api: FastifyInstance, services: Services): voi
         response: { 200: CostReportSchema, ...problems(400, 403, 422, 503, ...AUTH_ERRORS) },
       },
     },
-    async (req, reply) => {
-      const known = await services.queries.rememberedCost(req.query.query, req.query.warehouse);
-      if (known !== undefined) return send(reply, known);
-      // The client going away stops the query's preparation in the SQL worker pool.
-      const controller = new AbortController();
-      const onClose = (): void => {
-        if (!req.raw.socket.writable) controller.abort();
-      };
-      req.raw.socket.once('close', onClose);
-      try {
-        const report = await services.queries.cost({
-          sql: req.query.query,
-          ...(req.query.warehouse !== undefined ? { warehouse: req.query.warehouse } : {}),
-          ...(req.principal ? { principal: req.principal } : {}),
-          signal: controller.signal,
-        });
-        return send(reply, report);
-      } finally {
-        req.raw.socket.off('close', onClose);
-      }
+    (req, reply) => {
+      // A text seen before, its catalog current: answered now, without a promise.
+      const known = services.queries.rememberedCostNow(req.query.query, req.query.warehouse);
+      if (known !== undefined) return void send(reply, known);
+      return (async () => {
+        // The client going away stops the query's preparation in the SQL worker pool.
+        const controller = new AbortController();
+        const onClose = (): void => {
+          if (!req.raw.socket.writable) controller.abort();
+        };
+        req.raw.socket.once('close', onClose);
+        try {
+          const report = await services.queries.cost({
+            sql: req.query.query,
+            ...(req.query.warehouse !== undefined ? { warehouse: req.query.warehouse } : {}),
+            ...(req.principal ? { principal: req.principal } : {}),
+            signal: controller.signal,
+          });
+          return send(reply, report);
+        } finally {
+          req.raw.socket.off('close', onClose);
+        }
+      })();
     },
   );
 };
