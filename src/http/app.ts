@@ -19,6 +19,7 @@ import { registerDashboard } from './dashboard/plugin.ts';
 import { sendNotFoundPage } from './dashboard/layout.ts';
 import { badPathParam, headerBytes } from './edge-guards.ts';
 import { requestSerializer } from './log-redaction.ts';
+import { parseQueryString } from './query-string.ts';
 import { lowerCaseWarehouse, namesWarehouse, validationDetail } from './request-wording.ts';
 import { RequestLogController, lazyChildLogger } from './request-log.ts';
 import type { DestinationStream } from 'pino';
@@ -102,6 +103,8 @@ export const buildApp = async (
       maxHeaderSize: Math.min(3 * config.maxQueryBytes + 8192 + config.maxHeaderBytes, 64 * 1024 * 1024),
     },
     return503OnClosing: true,
+    // Fastify's default parser's results, decoded by the engine (GET /cost's SQL text is in the query string).
+    routerOptions: { querystringParser: parseQueryString },
     // On close: idle keep-alive connections are closed at once, in-flight requests finish.
     forceCloseConnections: 'idle',
     genReqId: (req) => traceIdFrom(req.headers.traceparent),
