@@ -44,7 +44,7 @@ type Lease = {
   pending?: Promise<void> | undefined;
 };
 
-/** How leases are sized (defaults: at most 100 tokens, and at most 1/1000 of what the window has left). */
+/** How leases are sized (defaults: at most 1,000 tokens, and at most 1/1000 of what the window has left). */
 export type LeaseOptions = { maxLease?: number; headroomDivisor?: number };
 
 /**
@@ -77,7 +77,7 @@ export const createRedisRateLimiter = (opts: {
   lease?: LeaseOptions;
 }): RateLimiter => {
   const { limit, windowSeconds } = opts;
-  const maxLease = opts.lease?.maxLease ?? 100;
+  const maxLease = opts.lease?.maxLease ?? 1000;
   const divisor = opts.lease?.headroomDivisor ?? 1000;
   const limiter = new RateLimiterRedis({
     storeClient: opts.redis,

@@ -126,6 +126,7 @@ describe.skipIf(REDIS_URL === undefined)('Redis rate limiter', () => {
       limit: 1_000_000,
       windowSeconds: 60,
       onStoreError: 'deny',
+      lease: { maxLease: 100 },
     });
     await a.take('k'); // the first request of a key asks Redis alone; the second takes a lease of 100
     await a.take('k');
