@@ -31,8 +31,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
     principal?: Principal;
-    /** Ends the request's count as fresh work (jobs/foreground.ts), when the gateway counts them. */
-    leaveForeground: (() => void) | undefined;
+    /** The request's ticket in the count of fresh work (jobs/foreground.ts), when the gateway counts them. */
+    foregroundTicket: number;
   }
 }
 
@@ -125,7 +125,7 @@ export const buildApp = async (
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('traceId', '');
-  app.decorateRequest('leaveForeground', undefined);
+  app.decorateRequest('foregroundTicket', -1);
   const foreground = services.foreground;
   let closing = false;
   app.addHook('onRequest', (req, reply, done) => {
@@ -150,7 +150,7 @@ export const buildApp = async (
       return;
     }
     // Background work (webhook delivery) gives way while the request is young; it leaves when answered.
-    if (foreground) req.leaveForeground = foreground.enter();
+    if (foreground) req.foregroundTicket = foreground.start();
     // During shutdown every answer closes its connection, so a keep-alive client cannot hold close() open.
     if (closing) reply.header('connection', 'close');
     done();
@@ -161,7 +161,7 @@ export const buildApp = async (
   const observer = (route: string) => {
     const byMethod = new Map<string, Map<number, DurationSeries>>();
     return (req: FastifyRequest, reply: FastifyReply): void => {
-      req.leaveForeground?.();
+      foreground?.end(req.foregroundTicket);
       let byStatus = byMethod.get(req.method);
       if (byStatus === undefined) byMethod.set(req.method, (byStatus = new Map<number, DurationSeries>()));
       let series = byStatus.get(reply.statusCode);

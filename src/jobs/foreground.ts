@@ -20,7 +20,11 @@ const SETTLE_MS = 2;
 export type ForegroundGauge = {
   /** Shared with the threads whose background work yields (pass it in `workerData`). */
   readonly buffer: SharedArrayBuffer;
-  /** A request starts; call the returned function when it ends (more than once is harmless). */
+  /** A request starts: its ticket, for `end` (the hot path: nothing is allocated). */
+  start(): number;
+  /** The request of `ticket` ends (more than once, or after it stopped being fresh, is harmless). */
+  end(ticket: number): void;
+  /** `start`, with the matching `end` as a function. */
   enter(): () => void;
   /** Fresh requests being served now. */
   active(): number;
@@ -30,51 +34,69 @@ export const createForegroundGauge = (freshMs: number): ForegroundGauge => {
   const buffer = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
   const count = new Int32Array(buffer);
   /**
-   * Requests in the order they started, each counted until it leaves or is no longer fresh. One timer for all
-   * (to when the oldest stops being fresh), not one per request: a request costs a small object and a closure.
+   * Requests in the order they started, each counted until it ends or is no longer fresh: a ring of start
+   * times and ended flags indexed by ticket (a request's sequence number), from `head` (the oldest still
+   * counted) to `tail` (the next ticket). One timer for all, to when the oldest stops being fresh. A request
+   * costs two slots of typed arrays, no object; the ring doubles when full.
    */
-  type Entry = { at: number; left: boolean };
-  let queue: Entry[] = [];
+  let capacity = 1024;
+  let startedAt = new Float64Array(capacity);
+  let ended = new Uint8Array(capacity);
   let head = 0;
+  let tail = 0;
   let sweeper: NodeJS.Timeout | undefined;
-  const leaveEntry = (e: Entry): void => {
-    if (e.left) return;
-    e.left = true;
+  const stop = (i: number): void => {
+    ended[i] = 1;
     if (Atomics.sub(count, FRESH, 1) === 1) Atomics.notify(count, FRESH);
+  };
+  const end = (ticket: number): void => {
+    if (ticket < head || ticket >= tail) return;
+    const i = ticket & (capacity - 1);
+    if (ended[i] === 0) stop(i);
   };
   const sweep = (): void => {
     sweeper = undefined;
     const now = performance.now();
-    while (head < queue.length) {
-      const e = queue[head]!;
-      if (!e.left && now - e.at < freshMs) break;
-      leaveEntry(e);
+    while (head < tail) {
+      const i = head & (capacity - 1);
+      if (ended[i] === 0) {
+        if (now - startedAt[i]! < freshMs) break;
+        stop(i);
+      }
       head++;
     }
-    if (head === queue.length) {
-      queue = [];
-      head = 0;
-      return;
-    }
-    if (head > 1024 && head * 2 > queue.length) {
-      queue = queue.slice(head);
-      head = 0;
-    }
-    sweeper = setTimeout(sweep, Math.max(1, queue[head]!.at + freshMs - now));
+    if (head === tail) return;
+    sweeper = setTimeout(sweep, Math.max(1, startedAt[head & (capacity - 1)]! + freshMs - now));
     sweeper.unref();
+  };
+  const grow = (): void => {
+    const [times, flags] = [new Float64Array(capacity * 2), new Uint8Array(capacity * 2)];
+    for (let t = head; t < tail; t++) {
+      times[t & (capacity * 2 - 1)] = startedAt[t & (capacity - 1)]!;
+      flags[t & (capacity * 2 - 1)] = ended[t & (capacity - 1)]!;
+    }
+    [startedAt, ended, capacity] = [times, flags, capacity * 2];
+  };
+  const start = (): number => {
+    if (tail - head === capacity) grow();
+    const i = tail & (capacity - 1);
+    startedAt[i] = performance.now();
+    ended[i] = 0;
+    Atomics.add(count, FRESH, 1);
+    Atomics.add(count, STARTED, 1);
+    if (sweeper === undefined) {
+      sweeper = setTimeout(sweep, freshMs);
+      sweeper.unref();
+    }
+    return tail++;
   };
   return {
     buffer,
+    start,
+    end,
     enter: () => {
-      Atomics.add(count, FRESH, 1);
-      Atomics.add(count, STARTED, 1);
-      const e: Entry = { at: performance.now(), left: false };
-      queue.push(e);
-      if (sweeper === undefined) {
-        sweeper = setTimeout(sweep, freshMs);
-        sweeper.unref();
-      }
-      return () => leaveEntry(e);
+      const ticket = start();
+      return () => end(ticket);
     },
     active: () => Atomics.load(count, FRESH),
   };
