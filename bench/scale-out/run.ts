@@ -8,10 +8,10 @@
  * as many processes.
  *
  *   SQLGATE_TEST_POSTGRES_URL=… SQLGATE_TEST_REDIS_URL=… node_modules/.bin/node bench/scale-out/run.ts [seconds=10]
- *     [--query-only] [--ports=56570] [--before=<dir>] [--workers=1,2] [--routes=<list>] [--baseline=<dir>]
+ *     [--query-only] [--ports=26570] [--before=<dir>] [--workers=1,2] [--routes=<list>] [--baseline=<dir>]
  *
- * `--query-only`: only bare Fastify, POST /query and its DuckDB baselines (a shorter run). Ports: four from
- * `--ports` (default 56570–56573). `--before=<dir>`: also POST /query on the gateway of another checkout of
+ * `--query-only`: only bare Fastify, POST /query and its DuckDB baselines (a shorter run). Ports: five from
+ * `--ports` (default 26570–26574, below the ephemeral range). `--before=<dir>`: also POST /query on the gateway of another checkout of
  * this repository (its node_modules installed or linked), on the same store, data and key: before/after in one
  * run. `--workers=1`: only that many processes. `--routes=warehouses,lean,cost1,costagg,query,body,memory`: only
  * those (`lean`: GET /warehouses?include=none) (default all; bare Fastify and the DuckDB baselines always run). `--baseline=<dir>`: also the GET routes
@@ -48,7 +48,7 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (o: Options) 
 const args = process.argv.slice(2);
 const seconds = Number(args.find((a) => !a.startsWith('--')) ?? 10);
 const queryOnly = args.includes('--query-only');
-const portBase = Number(args.find((a) => a.startsWith('--ports='))?.slice('--ports='.length) ?? 56_570);
+const portBase = Number(args.find((a) => a.startsWith('--ports='))?.slice('--ports='.length) ?? 26_570);
 const PG = process.env.SQLGATE_TEST_POSTGRES_URL;
 const REDIS = process.env.SQLGATE_TEST_REDIS_URL;
 if (PG === undefined || REDIS === undefined) {
@@ -64,7 +64,13 @@ const ROUTES = new Set(
 );
 const wants = (route: string): boolean => ROUTES.has(route);
 const baseline = option('baseline');
-const PORT = { bare1: portBase, bare2: portBase + 1, gw1: portBase + 2, gw2: portBase + 3 };
+const PORT = {
+  bare1: portBase,
+  bare2: portBase + 1,
+  gw1: portBase + 2,
+  gw2: portBase + 3,
+  body: portBase + 4,
+};
 const AGGREGATE =
   'SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, ' +
   'avg(l_discount) AS avg_disc, count(*) AS count_order FROM lineitem ' +
@@ -112,7 +118,8 @@ const run = async (o: Omit<Options, 'connections' | 'duration'>): Promise<Result
 const DUCK = 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)';
 const DUCK_PREPARED = 'DuckDB alone, SELECT 1 kept prepared per connection (4 connections, 50 callers)';
 
-type Row = { target: string; workers: number; r: Result };
+/** `bare`: bare Fastify's requests/s measured just before this row (GET routes), against the machine's drift. */
+type Row = { target: string; workers: number; r: Result; bare?: number };
 const rows: Row[] = [];
 
 const main = async (): Promise<void> => {
@@ -151,33 +158,37 @@ const main = async (): Promise<void> => {
         workers,
         r: await run({ url: `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/` }),
       });
-      bare.kill('SIGTERM');
+      const bareUrl = `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/`;
+      /** A GET route, right after bare Fastify again (a pair: the ratio does not ride the machine's drift). */
+      const paired = async (target: string, o: Omit<Options, 'connections' | 'duration'>): Promise<Row> => {
+        const b = await run({ url: bareUrl });
+        return { target, workers, r: await run(o), bare: b.requests.average };
+      };
       // The GET routes selected, on the other checkout's gateway first (`--baseline`), then on this one.
       const getRoutes = async (base: string, mark: string): Promise<void> => {
         if (wants('warehouses'))
-          rows.push({
-            target: `GET /warehouses${mark}`,
-            workers,
-            r: await run({ url: `${base}/warehouses`, headers: auth }),
-          });
+          rows.push(await paired(`GET /warehouses${mark}`, { url: `${base}/warehouses`, headers: auth }));
         if (wants('lean'))
-          rows.push({
-            target: `GET /warehouses?include=none${mark}`,
-            workers,
-            r: await run({ url: `${base}/warehouses?include=none`, headers: auth }),
-          });
+          rows.push(
+            await paired(`GET /warehouses?include=none${mark}`, {
+              url: `${base}/warehouses?include=none`,
+              headers: auth,
+            }),
+          );
         if (wants('cost1'))
-          rows.push({
-            target: `GET /cost SELECT 1${mark}`,
-            workers,
-            r: await run({ url: `${base}/cost?query=${encodeURIComponent('SELECT 1')}`, headers: auth }),
-          });
+          rows.push(
+            await paired(`GET /cost SELECT 1${mark}`, {
+              url: `${base}/cost?query=${encodeURIComponent('SELECT 1')}`,
+              headers: auth,
+            }),
+          );
         if (wants('costagg'))
-          rows.push({
-            target: `GET /cost TPC-H aggregate (repeated)${mark}`,
-            workers,
-            r: await run({ url: `${base}/cost?query=${encodeURIComponent(AGGREGATE)}`, headers: auth }),
-          });
+          rows.push(
+            await paired(`GET /cost TPC-H aggregate (repeated)${mark}`, {
+              url: `${base}/cost?query=${encodeURIComponent(AGGREGATE)}`,
+              headers: auth,
+            }),
+          );
       };
       if (baseline !== undefined) {
         const old = await startGatewayAt(baseline, env(workers === 1 ? PORT.gw1 : PORT.gw2, workers));
@@ -229,12 +240,12 @@ const main = async (): Promise<void> => {
       if (wants('body')) {
         const bodyFile = join(dataDir, 'listing.json');
         writeFileSync(bodyFile, Buffer.from(listing));
-        const bareBody = await startBare(workers === 1 ? PORT.bare1 : PORT.bare2, workers, bodyFile);
+        const bareBody = await startBare(PORT.body, workers, bodyFile);
         children.push(bareBody);
         rows.push({
           target: `bare Fastify, the same ${listing.byteLength}-byte body as GET /warehouses`,
           workers,
-          r: await run({ url: `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/body` }),
+          r: await run({ url: `http://127.0.0.1:${PORT.body}/body` }),
         });
         bareBody.kill('SIGTERM');
         await new Promise((r) => bareBody.once('exit', r));
@@ -245,11 +256,12 @@ const main = async (): Promise<void> => {
         const mem = await startGatewayProcess(noRedis);
         children.push(mem.proc);
         await new Promise((r) => setTimeout(r, workers > 1 ? 8_000 : 1_000));
-        rows.push({
-          target: 'GET /warehouses, rate limit in memory (no Redis)',
-          workers,
-          r: await run({ url: `${mem.url}/warehouses`, headers: auth }),
-        });
+        rows.push(
+          await paired('GET /warehouses, rate limit in memory (no Redis)', {
+            url: `${mem.url}/warehouses`,
+            headers: auth,
+          }),
+        );
         mem.proc.kill('SIGTERM');
         await mem.exited;
       }
@@ -288,6 +300,8 @@ const main = async (): Promise<void> => {
           },
         });
       }
+      bare.kill('SIGTERM');
+      await new Promise((r) => bare.once('exit', r));
     }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -309,12 +323,12 @@ const main = async (): Promise<void> => {
   const ofDuck = (rps: number, w: number): string =>
     `${((100 * rps) / duck(w, DUCK)).toFixed(1)} % / ${((100 * rps) / duck(w, DUCK_PREPARED)).toFixed(1)} %`;
   out(
-    '| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | of DuckDB alone (text / kept prepared) |',
+    '| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | bare Fastify just before | of it | of DuckDB alone (text / kept prepared) |',
   );
-  out('| --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const { target, workers, r } of rows)
+  out('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const { target, workers, r, bare: before } of rows)
     out(
-      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${target.startsWith('POST /query') ? ofDuck(r.requests.average, workers) : ''} |`,
+      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${before === undefined ? '' : Math.round(before)} | ${before === undefined ? '' : `${((100 * r.requests.average) / before).toFixed(1)} %`} | ${target.startsWith('POST /query') ? ofDuck(r.requests.average, workers) : ''} |`,
     );
 };
 
