@@ -24,8 +24,11 @@ export class RequestLogController extends LogController {
   }
 
   override requestCompleted(error: Error | null, req: FastifyRequest, reply: FastifyReply): void {
+    // Nothing is built for a line the level leaves out (the default, info, leaves out every request's): a
+    // request's line is at debug or below, and its route (`routeOptions` is an object made per read) is only
+    // looked up when such a line is written.
+    if (error === null && !enabled(reply.log, 'debug')) return;
     const level = error ? 'error' : PROBES.has(pathOf(req)) ? 'trace' : 'debug';
-    // Nothing is built for a line the level leaves out (the default, info, leaves out every request's).
     if (!enabled(reply.log, level)) return;
     reply.log[level](
       {
