@@ -14,7 +14,8 @@
  * `--ports` (default 26570–26574, below the ephemeral range). `--before=<dir>`: also POST /query on the gateway of another checkout of
  * this repository (its node_modules installed or linked), on the same store, data and key: before/after in one
  * run. `--workers=1`: only that many processes. `--routes=warehouses,lean,cost1,costagg,query,body,memory`: only
- * those (`lean`: GET /warehouses?include=none) (default all; bare Fastify and the DuckDB baselines always run). `--baseline=<dir>`: also the GET routes
+ * those (`lean`: GET /warehouses?include=none) (default all; bare Fastify and the DuckDB baselines always run). `--rounds=5`: each GET route alternates with bare Fastify
+ * that many times (its seconds shared among them), and its ratio is the median of the rounds'. `--baseline=<dir>`: also the GET routes
  * selected on another checkout's gateway (rows marked "(baseline)"), the same way `--before` does POST /query.
  */
 import { spawn } from 'node:child_process';
@@ -60,10 +61,11 @@ const option = (name: string): string | undefined =>
   args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const WORKERS = (option('workers') ?? '1,2').split(',').map(Number);
 const ROUTES = new Set(
-  (option('routes') ?? (queryOnly ? 'query' : 'warehouses,cost1,costagg,query,body,memory')).split(','),
+  (option('routes') ?? (queryOnly ? 'query' : 'warehouses,lean,cost1,costagg,query,body,memory')).split(','),
 );
 const wants = (route: string): boolean => ROUTES.has(route);
 const baseline = option('baseline');
+const ROUNDS = Number(option('rounds') ?? 5);
 const PORT = {
   bare1: portBase,
   bare2: portBase + 1,
@@ -118,8 +120,11 @@ const run = async (o: Omit<Options, 'connections' | 'duration'>): Promise<Result
 const DUCK = 'DuckDB alone, SELECT 1 (node API, 4 connections, 50 callers)';
 const DUCK_PREPARED = 'DuckDB alone, SELECT 1 kept prepared per connection (4 connections, 50 callers)';
 
-/** `bare`: bare Fastify's requests/s measured just before this row (GET routes), against the machine's drift. */
-type Row = { target: string; workers: number; r: Result; bare?: number };
+/**
+ * GET routes: `bare`, bare Fastify's mean requests/s over the rounds alternated with this route's, and `ratio`,
+ * the median of the rounds' route/bare ratios (against the machine's drift).
+ */
+type Row = { target: string; workers: number; r: Result; bare?: number; ratio?: number };
 const rows: Row[] = [];
 
 const main = async (): Promise<void> => {
@@ -161,8 +166,33 @@ const main = async (): Promise<void> => {
       const bareUrl = `http://127.0.0.1:${workers === 1 ? PORT.bare1 : PORT.bare2}/`;
       /** A GET route, right after bare Fastify again (a pair: the ratio does not ride the machine's drift). */
       const paired = async (target: string, o: Omit<Options, 'connections' | 'duration'>): Promise<Row> => {
-        const b = await run({ url: bareUrl });
-        return { target, workers, r: await run(o), bare: b.requests.average };
+        // Warm both, then `rounds` alternations of bare and route, each a share of the route's seconds: the
+        // ratio is the median of the rounds' ratios; req/s and latencies are the route's over all rounds.
+        await autocannon({ url: bareUrl, connections: 50, duration: 2 });
+        await autocannon({ ...o, connections: 50, duration: 2 });
+        const share = Math.max(1, Math.round(seconds / ROUNDS));
+        const pairs: { bare: Result; route: Result }[] = [];
+        for (let i = 0; i < ROUNDS; i++) {
+          const b = await autocannon({ url: bareUrl, connections: 50, duration: share });
+          pairs.push({ bare: b, route: await autocannon({ ...o, connections: 50, duration: share }) });
+        }
+        const ratios = pairs
+          .map((p) => p.route.requests.average / p.bare.requests.average)
+          .sort((x, y) => x - y);
+        const median = ratios[Math.floor(ratios.length / 2)]!;
+        const mean = (f: (r: Result) => number) => pairs.reduce((t, p) => t + f(p.route), 0) / pairs.length;
+        const r: Result = {
+          requests: { average: mean((x) => x.requests.average) },
+          latency: {
+            p50: Math.max(...pairs.map((p) => p.route.latency.p50)),
+            p99: Math.max(...pairs.map((p) => p.route.latency.p99)),
+          },
+          non2xx: pairs.reduce((t, p) => t + p.route.non2xx, 0),
+          errors: pairs.reduce((t, p) => t + p.route.errors, 0),
+          timeouts: pairs.reduce((t, p) => t + p.route.timeouts, 0),
+        };
+        const bareMean = pairs.reduce((t, p) => t + p.bare.requests.average, 0) / pairs.length;
+        return { target, workers, r, bare: bareMean, ratio: median };
       };
       // The GET routes selected, on the other checkout's gateway first (`--baseline`), then on this one.
       const getRoutes = async (base: string, mark: string): Promise<void> => {
@@ -323,12 +353,12 @@ const main = async (): Promise<void> => {
   const ofDuck = (rps: number, w: number): string =>
     `${((100 * rps) / duck(w, DUCK)).toFixed(1)} % / ${((100 * rps) / duck(w, DUCK_PREPARED)).toFixed(1)} %`;
   out(
-    '| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | bare Fastify just before | of it | of DuckDB alone (text / kept prepared) |',
+    '| route | workers | req/s | p50 ms | p99 ms | non-2xx | of bare Fastify | bare Fastify, alternated | of it (median of rounds) | of DuckDB alone (text / kept prepared) |',
   );
   out('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const { target, workers, r, bare: before } of rows)
+  for (const { target, workers, r, bare: before, ratio } of rows)
     out(
-      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${before === undefined ? '' : Math.round(before)} | ${before === undefined ? '' : `${((100 * r.requests.average) / before).toFixed(1)} %`} | ${target.startsWith('POST /query') ? ofDuck(r.requests.average, workers) : ''} |`,
+      `| ${target} | ${workers} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx + r.errors + r.timeouts} | ${target.startsWith('DuckDB') ? '' : `${((100 * r.requests.average) / bare(workers)).toFixed(1)} %`} | ${before === undefined ? '' : Math.round(before)} | ${ratio === undefined ? '' : `${(100 * ratio).toFixed(1)} %`} | ${target.startsWith('POST /query') ? ofDuck(r.requests.average, workers) : ''} |`,
     );
 };
 
