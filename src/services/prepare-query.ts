@@ -177,6 +177,17 @@ export const stillCurrent = async (
 ): Promise<boolean> =>
   p.quarantine === settings.quarantine?.() && (await warehouse.adapter.introspect(p.tables)) === p.catalog;
 
+/**
+ * `stillCurrent` without a wait: true only when the adapter tells its catalog at once (`introspectNow`) and
+ * it, and the rule quarantine, are those `p` was prepared with; false when that cannot be told now.
+ */
+export const stillCurrentNow = (
+  warehouse: Warehouse,
+  p: Pick<PreparedQuery, 'catalog' | 'tables' | 'quarantine'>,
+  settings: RewriteSettings,
+): boolean =>
+  p.quarantine === settings.quarantine?.() && warehouse.adapter.introspectNow?.(p.tables) === p.catalog;
+
 const quarantineOf = (
   q: Readonly<Record<string, readonly string[]>> | undefined,
 ): { quarantine?: Readonly<Record<string, readonly string[]>> } =>

@@ -10,7 +10,7 @@ import type { Principal } from './api-keys.ts';
 import type { CostReport } from './estimate-cost.ts';
 import { planQuery } from './plan-query.ts';
 import type { QueryPlan } from './plan-query.ts';
-import { stillCurrent } from './prepare-query.ts';
+import { stillCurrent, stillCurrentNow } from './prepare-query.ts';
 import type { PreparedQuery, RewriteSettings } from './prepare-query.ts';
 import type { AccountConcurrency } from './account-concurrency.ts';
 import type { Admission, Guardrails } from './guardrails.ts';
@@ -178,8 +178,10 @@ export const createQueryService = (deps: {
     return m;
   };
 
+  const rememberedEntry = (w: Warehouse, sql: string): RememberedReport | undefined =>
+    w.cost.pure === true ? reportsOf(w).get(sql) : undefined;
   const remembered = async (w: Warehouse, sql: string): Promise<CostReport | undefined> => {
-    const known = w.cost.pure === true ? reportsOf(w).get(sql) : undefined;
+    const known = rememberedEntry(w, sql);
     return known !== undefined && (await stillCurrent(w, known.basis, deps.settings))
       ? known.report
       : undefined;
@@ -189,10 +191,8 @@ export const createQueryService = (deps: {
     resolve,
     rememberedCostNow: (sql, warehouse) => {
       const w = resolve(warehouse);
-      const known = w.cost.pure === true ? reportsOf(w).get(sql) : undefined;
-      if (known === undefined || known.basis.quarantine !== deps.settings.quarantine?.()) return undefined;
-      const catalog = w.adapter.introspectNow?.(known.basis.tables);
-      return catalog !== undefined && catalog === known.basis.catalog ? known.report : undefined;
+      const known = rememberedEntry(w, sql);
+      return known !== undefined && stillCurrentNow(w, known.basis, deps.settings) ? known.report : undefined;
     },
     cost: async ({ sql, warehouse, principal, signal }) => {
       const w = resolve(warehouse);
