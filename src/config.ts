@@ -65,6 +65,7 @@ export type Config = Readonly<{
   webhookRetryMaxDelayMs: number;
   webhookRetryHorizonMs: number;
   webhookPollMs: number;
+  webhookIdlePollMs: number;
   webhookConcurrency: number;
   /** Delivery waits at most this long for no request to be in its first 2 × this (0: it never waits). */
   webhookYieldMs: number;
@@ -186,7 +187,16 @@ const GATEWAY_SETTINGS: ReadonlyArray<readonly [string, string, string]> = [
     '259200000',
     'how long a webhook is retried, and how long an endpoint may fail before it is disabled (3 days)',
   ],
-  ['SQLGATE_WEBHOOK_POLL_MS', '250', 'how often the webhook dispatcher looks for due deliveries'],
+  [
+    'SQLGATE_WEBHOOK_POLL_MS',
+    '250',
+    'how often the webhook dispatcher looks for due deliveries while it has work',
+  ],
+  [
+    'SQLGATE_WEBHOOK_IDLE_POLL_MS',
+    '2000',
+    'longest rest of an idle webhook dispatcher (it rests until the next delivery is due; a new event wakes it)',
+  ],
   ['SQLGATE_WEBHOOK_CONCURRENCY', '16', 'webhook deliveries in flight at once per gateway process'],
   [
     'SQLGATE_WEBHOOK_YIELD_MS',
@@ -373,6 +383,7 @@ export const loadConfig = (env: Env): Config => {
     webhookRetryMaxDelayMs: int(env, 'SQLGATE_WEBHOOK_RETRY_MAX_DELAY_MS', 8 * 3_600_000, 1, 7 * 86_400_000),
     webhookRetryHorizonMs: int(env, 'SQLGATE_WEBHOOK_RETRY_HORIZON_MS', 3 * 86_400_000, 1, 30 * 86_400_000),
     webhookPollMs: int(env, 'SQLGATE_WEBHOOK_POLL_MS', 250, 10, 60_000),
+    webhookIdlePollMs: int(env, 'SQLGATE_WEBHOOK_IDLE_POLL_MS', 2_000, 10, 600_000),
     webhookConcurrency: int(env, 'SQLGATE_WEBHOOK_CONCURRENCY', 16, 1, 1000),
     webhookYieldMs: int(env, 'SQLGATE_WEBHOOK_YIELD_MS', 50, 0, 60_000),
     logLevel: oneOf(

@@ -76,6 +76,7 @@ export const openDispatchingStore = async (
       horizonMs: config.webhookRetryHorizonMs,
     },
     pollMs: config.webhookPollMs,
+    idlePollMs: config.webhookIdlePollMs,
     concurrency: config.webhookConcurrency,
   };
   if (config.databaseUrl !== undefined) {

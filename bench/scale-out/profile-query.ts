@@ -11,13 +11,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NODE, ROOT, runCli } from '../../test/helpers/process.ts';
 import { adminQuery } from '../../test/support/pg-schema.ts';
 import { dropDeployment } from './deployment.ts';
+import { byThreadName, postgresTicks, processTicks, threadTicks } from './proc-cpu.ts';
 
 const autocannon = createRequire(import.meta.url)('autocannon') as (o: object) => Promise<{
   requests: { average: number };
@@ -103,38 +104,10 @@ try {
   if (routes[route] === undefined) throw new Error(`--route: one of ${Object.keys(routes).join(', ')}`);
   await autocannon({ ...o, duration: 2 });
   // CPU time (utime + stime, clock ticks of 10 ms) of the whole process and of its main thread, from /proc.
-  const ticks = (path: string): number => {
-    const f = readFileSync(path, 'utf8');
-    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  };
   const pid = proc.pid!;
-  const cpu = (): [number, number] => [ticks(`/proc/${pid}/stat`), ticks(`/proc/${pid}/task/${pid}/stat`)];
-  const threads = (): Map<string, number> => {
-    const m = new Map<string, number>();
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-        m.set(`${comm}#${tid}`, ticks(`/proc/${pid}/task/${tid}/stat`));
-      } catch {
-        // The thread ended.
-      }
-    }
-    return m;
-  };
-  // Every PostgreSQL process of the machine (other clients' work included: a ceiling, not a measure).
-  const postgres = (): number => {
-    let sum = 0;
-    for (const d of readdirSync('/proc')) {
-      if (!/^\d+$/.test(d)) continue;
-      try {
-        if (readFileSync(`/proc/${d}/comm`, 'utf8').startsWith('postgres')) sum += ticks(`/proc/${d}/stat`);
-      } catch {
-        // The process ended.
-      }
-    }
-    return sum;
-  };
+  const cpu = (): [number, number] => processTicks(pid);
+  const threads = (): Map<string, number> => threadTicks(pid);
+  const postgres = postgresTicks;
   const [p0, m0] = cpu();
   const t0 = threads();
   const pg0 = postgres();
@@ -147,11 +120,7 @@ try {
   process.stdout.write(
     `${route}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}; CPU per request: process ${us(p1 - p0)} µs, main thread ${us(m1 - m0)} µs; every PostgreSQL process ${us(pg1 - pg0)} µs\n`,
   );
-  const byName = new Map<string, number>();
-  for (const [k, v] of t1) {
-    const name = k.slice(0, k.lastIndexOf('#')).replace(/\d+$/, 'N');
-    byName.set(name, (byName.get(name) ?? 0) + v - (t0.get(k) ?? 0));
-  }
+  const byName = byThreadName(t0, t1);
   process.stdout.write(
     `  by thread (µs per request): ${[...byName]
       .filter(([, v]) => v > 0)

@@ -27,7 +27,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { NODE, ROOT, runCli, startGatewayProcess } from '../../test/helpers/process.ts';
 import { adminQuery } from '../../test/support/pg-schema.ts';
-import { dropDeployment } from './deployment.ts';
+import { dropDeployment, startBare, startGatewayAt } from './deployment.ts';
 
 type Result = {
   requests: { average: number };
@@ -77,40 +77,6 @@ const AGGREGATE =
   'SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price, ' +
   'avg(l_discount) AS avg_disc, count(*) AS count_order FROM lineitem ' +
   "WHERE l_shipdate <= DATE '1998-09-02' GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus";
-
-const startBare = (port: number, workers: number, bodyFile?: string): Promise<ChildProcess> =>
-  new Promise((resolve, reject) => {
-    const p = spawn(
-      NODE,
-      [`${ROOT}bench/scale-out/bare.ts`, String(port), String(workers), ...(bodyFile ? [bodyFile] : [])],
-      { cwd: ROOT },
-    );
-    p.stdout.on('data', (c: Buffer) => c.toString().includes('listening') && resolve(p));
-    p.once('exit', (code) => reject(new Error(`bare server exited ${String(code)}`)));
-  });
-
-/** `sqlgate serve` of the checkout in `dir`, with `env` only (no other SQLGATE_ setting): its URL once listening. */
-const startGatewayAt = (
-  dir: string,
-  env: Record<string, string>,
-): Promise<{ url: string; proc: ChildProcess; exited: Promise<void> }> =>
-  new Promise((resolve, reject) => {
-    const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('SQLGATE_'));
-    const proc = spawn(NODE, [join(dir, 'bin/sqlgate.js'), 'serve'], {
-      env: { ...Object.fromEntries(inherited), ...env },
-      cwd: dir,
-    });
-    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-    let out = '';
-    const onData = (c: Buffer): void => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m?.[1]) resolve({ url: m[1], proc, exited });
-    };
-    proc.stdout.on('data', onData);
-    proc.stderr.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`gateway in ${dir} exited ${String(code)}:\n${out}`)));
-  });
 
 const run = async (o: Omit<Options, 'connections' | 'duration'>): Promise<Result> => {
   await autocannon({ ...o, connections: 50, duration: 2 }); // warm-up: JIT, caches, pools

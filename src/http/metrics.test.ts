@@ -80,3 +80,18 @@ describe('the request-duration histogram', () => {
     );
   });
 });
+
+describe('the process metrics', () => {
+  it('measure the event-loop lag (sampled every 100 ms, so an idle process is not woken 100 times a second)', async () => {
+    const m = createMetrics();
+    // Keep the loop busy past a few samples: a lag of about 150 ms must show in the maximum.
+    await new Promise((r) => setTimeout(r, 250));
+    const end = Date.now() + 150;
+    while (Date.now() < end);
+    await new Promise((r) => setTimeout(r, 250));
+    const text = await m.registry.metrics();
+    const max = /^sqlgate_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)?.[1];
+    expect(Number(max)).toBeGreaterThan(0.1);
+    m.registry.clear();
+  });
+});

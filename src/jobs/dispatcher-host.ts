@@ -17,6 +17,7 @@ export type DispatcherSettings = {
   allowPrivateNetworks: boolean;
   policy: RetryPolicy;
   pollMs: number;
+  idlePollMs: number;
   concurrency: number;
   /**
    * Sign and send in a thread of their own (`createThreadedSender`): for the dispatcher on the main thread
@@ -50,6 +51,7 @@ export const dispatcherFromSettings = (
     }),
     policy: s.policy,
     pollMs: s.pollMs,
+    idlePollMs: s.idlePollMs,
     concurrency: s.concurrency,
     timeoutMs: s.timeoutMs,
     onError: (e) => onError(errorSummary(e)),

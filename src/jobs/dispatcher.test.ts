@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedDb } from '../store/db.ts';
 import type { Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
-import { enqueueEvent, fanOutEvents } from '../store/webhook-deliveries.ts';
+import { enqueueEvent, fanOutEvents, nextDueInMs } from '../store/webhook-deliveries.ts';
 import { listDeliveries } from '../store/webhook-delivery-log.ts';
 import { findEndpoint, insertEndpoint } from '../store/webhook-endpoints.ts';
 import { createDispatcher } from './dispatcher.ts';
@@ -177,5 +177,168 @@ describe('dispatcher', () => {
     );
     // Due since the event, its retry horizon counted from then too.
     expect(rows).toEqual([{ endpoint_id: 'ep_fan_on', due: true }]);
+  });
+});
+
+describe('an idle dispatcher', () => {
+  /** A store of its own (the tests above leave deliveries retrying), every statement and transaction counted. */
+  let own: Db;
+  let statements = 0;
+  let counted: Db;
+  beforeAll(async () => {
+    own = await openEmbeddedDb(undefined);
+    await migrate(own);
+    await own.query("INSERT INTO accounts (id, email) VALUES ('acc', 'a@example.com')");
+    counted = new Proxy(own, {
+      get(target, key) {
+        if (key === 'query' || key === 'transaction') statements++;
+        const v: unknown = Reflect.get(target, key, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  });
+  afterAll(() => own.close());
+
+  const endpointWithEvent = async (id: string, opts: { inMs?: number; wake?: () => void } = {}) => {
+    await insertEndpoint(own, {
+      id,
+      accountId: 'acc',
+      url: 'http://203.0.113.1/',
+      description: '',
+      secret: 'whsec_AAAA',
+    });
+    await own.transaction((tx) =>
+      enqueueEvent(
+        tx,
+        { id: `msg_${id}`, accountId: 'acc', type: 'query.completed', payload: '{}', queryLogId: null },
+        id,
+      ),
+    );
+    if (opts.inMs !== undefined)
+      await own.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = now() + $2::double precision * interval '1 millisecond'
+         WHERE endpoint_id = $1`,
+        [id, opts.inMs],
+      );
+    opts.wake?.();
+  };
+  const statusOf = async (id: string) => (await listDeliveries(own, 'acc', id, 1, 0))[0];
+  const dispatcher = (sender: Sender, idlePollMs: number, baseMs = 5_000) =>
+    createDispatcher({
+      db: counted,
+      sender,
+      policy: { ...DEFAULT_RETRY_POLICY, baseMs },
+      pollMs: 10,
+      idlePollMs,
+      concurrency: 4,
+      timeoutMs: 100,
+    });
+  const countFor = async (idlePollMs: number): Promise<number> => {
+    const d = dispatcher(answering(204), idlePollMs);
+    statements = 0;
+    d.start();
+    await new Promise((r) => setTimeout(r, 600));
+    await d.stop();
+    return statements;
+  };
+
+  it('asks the store once per rest, not every poll; without a rest it asks every poll', async () => {
+    // 600 ms with nothing to do: one look (fan-out, claim, when is the next due), then a rest of a minute.
+    expect(await countFor(60_000)).toBeLessThanOrEqual(4);
+    // The same with rests as short as the poll: a look every 10 ms.
+    expect(await countFor(10)).toBeGreaterThan(20);
+  });
+
+  it('wakes at once for a new event', async () => {
+    const d = dispatcher(answering(204), 60_000);
+    d.start();
+    await new Promise((r) => setTimeout(r, 100));
+    await endpointWithEvent('ep_idle_wake', { wake: () => d.wake() });
+    await until(async () => (await statusOf('ep_idle_wake'))?.status === 'succeeded', 3_000);
+    await d.stop();
+  });
+
+  it('rests only until the next delivery is due', async () => {
+    // Written without a wake (as another process would), due 300 ms from now: the first look finds it not due
+    // yet and rests until then, not for the minute.
+    await endpointWithEvent('ep_idle_due', { inMs: 300 });
+    const d = dispatcher(answering(204), 60_000);
+    d.start();
+    await until(async () => (await statusOf('ep_idle_due'))?.status === 'succeeded', 3_000);
+    await d.stop();
+  });
+
+  it('ends its rest for a retry it scheduled itself', async () => {
+    let calls = 0;
+    const flaky: Sender = {
+      send: () =>
+        Promise.resolve({
+          statusCode: ++calls === 1 ? 503 : 204,
+          durationMs: 1,
+          error: null,
+          responseBody: null,
+          retryAfterMs: undefined,
+        }),
+      close: () => undefined,
+    };
+    const d = dispatcher(flaky, 60_000, 50);
+    d.start();
+    await endpointWithEvent('ep_idle_retry', { wake: () => d.wake() });
+    await until(async () => (await statusOf('ep_idle_retry'))?.status === 'succeeded', 3_000);
+    await d.stop();
+    expect(calls).toBe(2);
+  });
+
+  it('is told by the store when the next delivery is due: never, later, now, or now for an event to fan out', async () => {
+    const fresh = await openEmbeddedDb(undefined);
+    await migrate(fresh);
+    await fresh.query("INSERT INTO accounts (id, email) VALUES ('acc', 'a@example.com')");
+    expect(await nextDueInMs(fresh)).toBeNull();
+    await insertEndpoint(fresh, {
+      id: 'ep',
+      accountId: 'acc',
+      url: 'http://203.0.113.1/',
+      description: '',
+      secret: 'whsec_AAAA',
+    });
+    await fresh.transaction((tx) =>
+      enqueueEvent(
+        tx,
+        { id: 'msg_1', accountId: 'acc', type: 'query.completed', payload: '{}', queryLogId: null },
+        'ep',
+      ),
+    );
+    await fresh.query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour'");
+    const later = await nextDueInMs(fresh);
+    expect(later).toBeGreaterThan(3_500_000);
+    expect(later).toBeLessThanOrEqual(3_600_000);
+    // A claimed row is its holder's: it does not make the next due sooner.
+    await fresh.query(
+      "INSERT INTO webhook_events (id, account_id, type, payload) VALUES ('msg_2', 'acc', 'query.completed', '{}')",
+    );
+    await fresh.query(
+      `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, account_id, next_attempt_at, locked_until)
+       VALUES ('dlv_2', 'msg_2', 'ep', 'acc', now() - interval '1 minute', now() + interval '1 minute')`,
+    );
+    expect(await nextDueInMs(fresh)).toBeGreaterThan(3_500_000);
+    await fresh.query(
+      "UPDATE webhook_deliveries SET locked_until = now() - interval '1 second' WHERE id = 'dlv_2'",
+    );
+    expect(await nextDueInMs(fresh)).toBe(0);
+    await fresh.query("DELETE FROM webhook_deliveries WHERE id = 'dlv_2'");
+    await fresh.query(
+      "INSERT INTO webhook_events (id, account_id, type, payload, fanned_out) VALUES ('msg_3', 'acc', 'query.completed', '{}', false)",
+    );
+    expect(await nextDueInMs(fresh)).toBe(0);
+    await fresh.close();
+  });
+
+  it("finds work only the store knows of (another process's) within its longest rest", async () => {
+    const d = dispatcher(answering(204), 300);
+    d.start();
+    await new Promise((r) => setTimeout(r, 100));
+    await endpointWithEvent('ep_idle_other');
+    await until(async () => (await statusOf('ep_idle_other'))?.status === 'succeeded', 3_000);
+    await d.stop();
   });
 });

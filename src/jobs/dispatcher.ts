@@ -2,6 +2,7 @@ import type { Db } from '../store/db.ts';
 import {
   claimDueDeliveries,
   fanOutEvents,
+  nextDueInMs,
   recordAttempt,
   recordSuccesses,
   releaseAllClaims,
@@ -42,6 +43,14 @@ export const createDispatcher = (deps: {
   sender: Sender;
   policy: RetryPolicy;
   pollMs: number;
+  /**
+   * When a look finds nothing to do, the dispatcher rests until the next delivery is due by the store's clock,
+   * at most this long (≥ `pollMs`), instead of asking the store every `pollMs`: an idle gateway costs its store
+   * one question per rest. Wakes (a query's event, a test event, a redelivery) and retries this process
+   * schedules end a rest at once; what only another process wrote (a dead replica's expired claims) waits at
+   * most this long. Default: `pollMs` (never rests).
+   */
+  idlePollMs?: number;
   concurrency: number;
   timeoutMs: number;
   random?: () => number;
@@ -67,6 +76,15 @@ export const createDispatcher = (deps: {
   let flushTimer: NodeJS.Timeout | undefined;
   /** Events may be waiting for their deliveries (set by a wake, each poll, and a full fan-out batch). */
   let fanOutDue = true;
+  const idleMs = Math.max(deps.pollMs, deps.idlePollMs ?? deps.pollMs);
+  /** The interval's looks are skipped until then (ms since the epoch); 0: not resting. */
+  let restUntil = 0;
+  /** Counts wakes and retries scheduled here: a rest worked out before the latest one of them is void. */
+  let nudges = 0;
+  const nudge = (): void => {
+    nudges++;
+    restUntil = 0;
+  };
 
   const flushSuccesses = async (): Promise<void> => {
     clearTimeout(flushTimer);
@@ -145,6 +163,8 @@ export const createDispatcher = (deps: {
             status: decision.retry ? 'pending' : 'failed',
             retryInMs: decision.retry ? decision.delayMs : null,
           });
+          // The next look works out the rest again, this retry's time included (it is stored now).
+          if (decision.retry) nudge();
           return;
         }
       }
@@ -178,7 +198,16 @@ export const createDispatcher = (deps: {
     void pump();
   };
 
+  /** Nothing was found to do: rest until the next delivery is due, at most `idleMs`, unless nudged meanwhile. */
+  const rest = async (seen: number): Promise<void> => {
+    const due = await nextDueInMs(db);
+    if (seen !== nudges || !running) return;
+    restUntil = Date.now() + Math.min(due ?? idleMs, idleMs);
+  };
+
   const claimLoop = async (): Promise<void> => {
+    const seen = nudges;
+    let found = false;
     try {
       do {
         again = false;
@@ -187,13 +216,17 @@ export const createDispatcher = (deps: {
           if (!running) break;
           if (fanOutDue) {
             fanOutDue = false;
-            if ((await fanOutEvents(db, FANOUT_BATCH)) === FANOUT_BATCH) fanOutDue = true;
+            const events = await fanOutEvents(db, FANOUT_BATCH);
+            if (events > 0) found = true;
+            if (events === FANOUT_BATCH) fanOutDue = true;
           }
           const claimed = await claimDueDeliveries(db, deps.concurrency - inflight.size, lockMs);
           for (const c of claimed) track(c);
           if (claimed.length === 0) break;
+          found = true;
         }
       } while (again && running);
+      if (!found && running && idleMs > deps.pollMs) await rest(seen);
     } catch (e) {
       deps.onError?.(e);
     } finally {
@@ -205,7 +238,9 @@ export const createDispatcher = (deps: {
     start: () => {
       if (running) return;
       running = true;
-      interval = setInterval(lookAgain, deps.pollMs);
+      interval = setInterval(() => {
+        if (Date.now() >= restUntil) lookAgain();
+      }, deps.pollMs);
       interval.unref();
       // On a shared PostgreSQL another process's claims are live; on the embedded store they are stale.
       current =
@@ -222,6 +257,7 @@ export const createDispatcher = (deps: {
     },
     wake: () => {
       if (!running) return;
+      nudge();
       lookAgain();
       setTimeout(lookAgain, COMMIT_GRACE_MS).unref();
     },

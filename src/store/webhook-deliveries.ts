@@ -124,6 +124,26 @@ export const claimDueDeliveries = async (
 };
 
 /**
+ * How long until the next delivery is due, in ms by the store's clock (0: due now, or events wait for their
+ * fan-out), or `null` when nothing is pending. Claimed rows are left out: the process holding a claim is
+ * on it, and a dead one's claims are found by the dispatcher's idle poll once they expire. Both parts read
+ * partial indexes (`webhook_deliveries_due`, `webhook_events_fanout`), so an idle dispatcher's question is cheap.
+ */
+export const nextDueInMs = async (db: Queryable): Promise<number | null> => {
+  const { rows } = await db.query<{ ms: number | string | null; unfanned: boolean }>(
+    `SELECT extract(epoch FROM (
+         SELECT next_attempt_at FROM webhook_deliveries
+         WHERE status = 'pending' AND (locked_until IS NULL OR locked_until < now())
+         ORDER BY next_attempt_at LIMIT 1) - now()) * 1000 AS ms,
+       EXISTS (SELECT 1 FROM webhook_events WHERE NOT fanned_out) AS unfanned`,
+  );
+  const r = rows[0];
+  if (r === undefined) return null;
+  if (r.unfanned) return 0;
+  return r.ms === null ? null : Math.max(0, Number(r.ms));
+};
+
+/**
  * Records one attempt and the delivery's new state, releasing the claim; with `endpointHealthy`, also ends
  * the endpoint's failing streak. One statement, so it is atomic without a transaction of its own.
  */

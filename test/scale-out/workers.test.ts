@@ -51,7 +51,7 @@ describe('SQLGATE_WORKERS', () => {
       // SIGTERM reaches every worker; the supervisor exits once they have.
       const exit = new Promise<number | null>((r) => g!.proc.once('exit', (code) => r(code)));
       g!.proc.kill('SIGTERM');
-      expect(await exit).toBe(0);
+      expect(await exit, g!.output()).toBe(0);
       await g!.exited;
     },
     120_000,
