@@ -238,11 +238,12 @@ const main = async (): Promise<void> => {
         writeFileSync(bodyFile, Buffer.from(listing));
         const bareBody = await startBare(PORT.body, workers, bodyFile);
         children.push(bareBody);
-        rows.push({
-          target: `bare Fastify, the same ${listing.byteLength}-byte body as GET /warehouses`,
-          workers,
-          r: await run({ url: `http://127.0.0.1:${PORT.body}/body` }),
-        });
+        // Alternated with bare Fastify's usual route too (since run 12): what the listing's bytes alone cost.
+        rows.push(
+          await paired(`bare Fastify, the same ${listing.byteLength}-byte body as GET /warehouses`, {
+            url: `http://127.0.0.1:${PORT.body}/body`,
+          }),
+        );
         bareBody.kill('SIGTERM');
         await new Promise((r) => bareBody.once('exit', r));
       }
