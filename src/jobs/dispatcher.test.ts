@@ -34,15 +34,16 @@ const answering = (statusCode: number | null, sent: string[] = []): Sender => ({
   close: () => undefined,
 });
 
-const setup = async (id: string) => {
-  await insertEndpoint(db, {
+/** An endpoint `id` of account `acc` and one event queued for it (`msg_<id>`), in `store`. */
+const setup = async (id: string, store: Db = db) => {
+  await insertEndpoint(store, {
     id,
     accountId: 'acc',
     url: 'http://203.0.113.1/',
     description: '',
     secret: 'whsec_AAAA',
   });
-  await db.transaction((tx) =>
+  await store.transaction((tx) =>
     enqueueEvent(
       tx,
       { id: `msg_${id}`, accountId: 'acc', type: 'query.completed', payload: '{}', queryLogId: null },
@@ -200,20 +201,7 @@ describe('an idle dispatcher', () => {
   afterAll(() => own.close());
 
   const endpointWithEvent = async (id: string, opts: { inMs?: number; wake?: () => void } = {}) => {
-    await insertEndpoint(own, {
-      id,
-      accountId: 'acc',
-      url: 'http://203.0.113.1/',
-      description: '',
-      secret: 'whsec_AAAA',
-    });
-    await own.transaction((tx) =>
-      enqueueEvent(
-        tx,
-        { id: `msg_${id}`, accountId: 'acc', type: 'query.completed', payload: '{}', queryLogId: null },
-        id,
-      ),
-    );
+    await setup(id, own);
     if (opts.inMs !== undefined)
       await own.query(
         `UPDATE webhook_deliveries SET next_attempt_at = now() + $2::double precision * interval '1 millisecond'
@@ -294,20 +282,7 @@ describe('an idle dispatcher', () => {
     await migrate(fresh);
     await fresh.query("INSERT INTO accounts (id, email) VALUES ('acc', 'a@example.com')");
     expect(await nextDueInMs(fresh)).toBeNull();
-    await insertEndpoint(fresh, {
-      id: 'ep',
-      accountId: 'acc',
-      url: 'http://203.0.113.1/',
-      description: '',
-      secret: 'whsec_AAAA',
-    });
-    await fresh.transaction((tx) =>
-      enqueueEvent(
-        tx,
-        { id: 'msg_1', accountId: 'acc', type: 'query.completed', payload: '{}', queryLogId: null },
-        'ep',
-      ),
-    );
+    await setup('ep', fresh);
     await fresh.query("UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour'");
     const later = await nextDueInMs(fresh);
     expect(later).toBeGreaterThan(3_500_000);
