@@ -49,10 +49,6 @@ export const validationDetail = (fe: FastifyError): string => {
 const article = (type: string): string =>
   type === 'integer' || type === 'object' || type === 'array' ? `an ${type}` : `a ${type}`;
 
-/**
- * Warehouse names are matched without regard to case (`BigQuery` is bigquery): the request's `warehouse` is
- * lowered before validation when that makes it a known name; anything else still fails with the allowed list.
- */
 /** Whether a request schema (a JSON Schema object, its alternatives included) has a `warehouse` property. */
 export const namesWarehouse = (schema: unknown): boolean => {
   if (typeof schema !== 'object' || schema === null) return false;
@@ -66,6 +62,10 @@ export const namesWarehouse = (schema: unknown): boolean => {
   return [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].some(namesWarehouse);
 };
 
+/**
+ * Warehouse names are matched without regard to case (`BigQuery` is bigquery): the request's `warehouse` is
+ * lowered before validation when that makes it a known name; anything else still fails with the allowed list.
+ */
 export const lowerCaseWarehouse = (req: FastifyRequest, _reply: unknown, done: () => void): void => {
   lowerIn(req.body);
   lowerIn(req.query);
